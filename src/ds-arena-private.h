@@ -1,0 +1,101 @@
+/* ds-arena-private.h: a monotonic bump allocator over a chain of blocks
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * One arena per memory kind lives inside each DsScratchpad. Inside the
+ * current block, allocation is a pointer bump (ds_arena_try_bump: no lock,
+ * no CUDA call, no type check). When the block cannot fit a request, a new
+ * block comes from the upstream resource: the first has the initial size,
+ * each next one doubles, and a larger request gets the smallest doubled
+ * size that fits; the old block's tail is abandoned. ds_arena_release gives
+ * every block back, newest first, with the size and alignment it was taken
+ * with, exactly once, and leaves the arena empty and usable.
+ */
+
+#pragma once
+
+#include "ds-memory-resource.h"
+
+G_BEGIN_DECLS
+
+/* Blocks are taken from upstream with this alignment, so any request
+ * aligned to at most this much needs no padding at the start of a block. */
+#define DS_ARENA_BLOCK_ALIGNMENT ((gsize) 256)
+
+typedef struct
+{
+  gpointer ptr;
+  gsize    size;
+} DsArenaBlock;
+
+typedef struct
+{
+  /* The bump window: [cur, end) of the newest block. NULL, NULL when the
+   * arena holds no block. */
+  guintptr      cur;
+  guintptr      end;
+
+  guint64       allocated;      /* bytes handed out since the last release */
+  guint64       n_allocations;  /* non-empty allocations since then */
+  guint64       reserved;       /* bytes held from upstream */
+
+  gsize         initial_size;
+  gsize         next_size;
+
+  DsArenaBlock *blocks;
+  guint         n_blocks;
+  guint         blocks_capacity;
+} DsArena;
+
+void     ds_arena_init    (DsArena              *arena,
+                           gsize                 initial_size);
+void     ds_arena_clear   (DsArena              *arena);
+
+/* The bump itself. @alignment must be a non-zero power of two and @size
+ * non-zero; returns NULL when the current block cannot fit the request. */
+static inline gpointer
+ds_arena_try_bump (DsArena *arena,
+                   gsize    size,
+                   gsize    alignment)
+{
+  guintptr p = (arena->cur + alignment - 1) & ~(guintptr) (alignment - 1);
+
+  if (G_LIKELY (p >= arena->cur && p <= arena->end && size <= arena->end - p))
+    {
+      arena->cur = p + size;
+      arena->allocated += size;
+      arena->n_allocations++;
+      return (gpointer) p;
+    }
+
+  return NULL;
+}
+
+/* The size of the next block for a request of @size bytes aligned to
+ * @alignment, or 0 if it cannot be represented. */
+gsize    ds_arena_next_block_size (const DsArena *arena,
+                                   gsize          size,
+                                   gsize          alignment);
+
+/* Takes a new block from @upstream (in @order when the upstream is
+ * stream-ordered and @order is a device order; NULL for host order) and
+ * allocates from it. @size and @alignment are validated already. On
+ * failure the arena is unchanged. */
+gpointer ds_arena_grow    (DsArena              *arena,
+                           DsMemoryResource     *upstream,
+                           const DsAccessOrder  *order,
+                           gsize                 size,
+                           gsize                 alignment,
+                           GError              **error);
+
+/* Gives every block back to @upstream in @order (NULL: host order),
+ * newest first, and empties the arena. Returns FALSE with @error set if
+ * blocks could not be given back safely (they are then leaked, never
+ * reused early); the arena is empty either way. */
+gboolean ds_arena_release (DsArena              *arena,
+                           DsMemoryResource     *upstream,
+                           const DsAccessOrder  *order,
+                           GError              **error);
+
+G_END_DECLS

@@ -1,0 +1,155 @@
+/* ds-arena.c
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "ds-arena-private.h"
+#include "ds-error.h"
+#include "ds-memory-resource.h"
+
+void
+ds_arena_init (DsArena *arena,
+               gsize    initial_size)
+{
+  memset (arena, 0, sizeof *arena);
+  arena->initial_size = initial_size;
+  arena->next_size = initial_size;
+}
+
+void
+ds_arena_clear (DsArena *arena)
+{
+  g_warn_if_fail (arena->n_blocks == 0);
+
+  g_clear_pointer (&arena->blocks, g_free);
+  arena->blocks_capacity = 0;
+}
+
+gsize
+ds_arena_next_block_size (const DsArena *arena,
+                          gsize          size,
+                          gsize          alignment)
+{
+  gsize padding = alignment > DS_ARENA_BLOCK_ALIGNMENT ? alignment - DS_ARENA_BLOCK_ALIGNMENT : 0;
+  gsize needed, block;
+
+  if (size > G_MAXSIZE - padding)
+    return 0;
+  needed = size + padding;
+
+  block = arena->next_size;
+  while (block < needed)
+    {
+      if (block > G_MAXSIZE / 2)
+        return needed;
+      block *= 2;
+    }
+
+  return block;
+}
+
+gpointer
+ds_arena_grow (DsArena              *arena,
+               DsMemoryResource     *upstream,
+               const DsAccessOrder  *order,
+               gsize                 size,
+               gsize                 alignment,
+               GError              **error)
+{
+  gsize block_size = ds_arena_next_block_size (arena, size, alignment);
+  gpointer block, ptr;
+
+  if (block_size == 0)
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                   "Size %" G_GSIZE_FORMAT " with alignment %" G_GSIZE_FORMAT
+                   " overflows", size, alignment);
+      return NULL;
+    }
+
+  if (arena->n_blocks == arena->blocks_capacity)
+    {
+      guint capacity = MAX (8, arena->blocks_capacity * 2);
+
+      arena->blocks = g_renew (DsArenaBlock, arena->blocks, capacity);
+      arena->blocks_capacity = capacity;
+    }
+
+  if (order != NULL)
+    block = ds_memory_resource_allocate_async (upstream, block_size,
+                                               DS_ARENA_BLOCK_ALIGNMENT, order, error);
+  else
+    block = ds_memory_resource_allocate (upstream, block_size,
+                                         DS_ARENA_BLOCK_ALIGNMENT, error);
+  if (block == NULL)
+    {
+      if (error != NULL && *error == NULL)
+        g_set_error (error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY,
+                     "%s returned no memory for %" G_GSIZE_FORMAT " bytes",
+                     G_OBJECT_TYPE_NAME (upstream), block_size);
+      return NULL;
+    }
+
+  arena->blocks[arena->n_blocks].ptr = block;
+  arena->blocks[arena->n_blocks].size = block_size;
+  arena->n_blocks++;
+  arena->reserved += block_size;
+  arena->next_size = block_size <= G_MAXSIZE / 2 ? block_size * 2 : block_size;
+  arena->cur = (guintptr) block;
+  arena->end = (guintptr) block + block_size;
+
+  ptr = ds_arena_try_bump (arena, size, alignment);
+  g_assert (ptr != NULL);
+
+  return ptr;
+}
+
+gboolean
+ds_arena_release (DsArena              *arena,
+                  DsMemoryResource     *upstream,
+                  const DsAccessOrder  *order,
+                  GError              **error)
+{
+  gboolean ok = TRUE;
+  guint n = arena->n_blocks;
+
+  if (n > 0)
+    {
+      DsMemoryResourceInterface *iface = DS_MEMORY_RESOURCE_GET_IFACE (upstream);
+      gboolean device_order = order != NULL && ds_access_order_is_device (order);
+
+      if (device_order && iface->deallocate_async != NULL)
+        {
+          for (guint i = n; i-- > 0;)
+            iface->deallocate_async (upstream, arena->blocks[i].ptr,
+                                     arena->blocks[i].size,
+                                     DS_ARENA_BLOCK_ALIGNMENT, order);
+        }
+      else
+        {
+          /* Not stream-ordered (or host order): the blocks go back at
+           * once, so a device order must have drained first. One wait
+           * for all blocks. */
+          if (device_order)
+            ok = ds_access_order_synchronize (order, error);
+
+          if (ok)
+            for (guint i = n; i-- > 0;)
+              iface->deallocate (upstream, arena->blocks[i].ptr,
+                                 arena->blocks[i].size, DS_ARENA_BLOCK_ALIGNMENT);
+        }
+    }
+
+  arena->n_blocks = 0;
+  arena->cur = 0;
+  arena->end = 0;
+  arena->allocated = 0;
+  arena->n_allocations = 0;
+  arena->reserved = 0;
+  arena->next_size = arena->initial_size;
+
+  return ok;
+}

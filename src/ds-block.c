@@ -1,0 +1,424 @@
+/* ds-block.c
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "ds-block.h"
+#include "ds-cuda-private.h"
+#include "ds-error.h"
+#include "ds-scratchpad-private.h"
+
+/**
+ * DsBlock:
+ *
+ * One scratch allocation as bindings see it: its address as an integer,
+ * its size and kind, and copy-in/copy-out.
+ *
+ * A block keeps its [class@Ds.Scratchpad] alive. It is valid until that
+ * scratchpad is released: afterwards [method@Ds.Block.is_valid] returns
+ * `FALSE` and reading or writing fails with %DS_ERROR_INVALID_ARGUMENT
+ * rather than touching memory that was given back.
+ *
+ * Reads and writes of device memory, and of pinned and managed memory that
+ * GPU work may still use, happen in the scratchpad's device order and wait
+ * for it, so they see the results of the work queued before them.
+ */
+
+struct _DsBlock
+{
+  gatomicrefcount  ref_count;
+  DsScratchpad    *scratchpad;
+  gpointer         ptr;
+  gsize            size;
+  DsMemoryKind     kind;
+  guint64          generation;
+};
+
+G_DEFINE_BOXED_TYPE (DsBlock, ds_block, ds_block_ref, ds_block_unref)
+
+/**
+ * ds_scratchpad_alloc_block: (rename-to ds_scratchpad_alloc)
+ * @self: a #DsScratchpad
+ * @kind: the kind of memory
+ * @size: the number of bytes
+ * @alignment: a power of two, or 0 for 16
+ * @error: return location for a #GError
+ *
+ * Allocates like [method@Ds.Scratchpad.alloc] and wraps the memory in a
+ * [struct@Ds.Block], which is how bindings allocate (`sp.alloc(kind, size,
+ * alignment)` in Python and JavaScript).
+ *
+ * Returns: (transfer full) (nullable): a new #DsBlock, `NULL` for size 0 or
+ *   with @error set
+ */
+DsBlock *
+ds_scratchpad_alloc_block (DsScratchpad  *self,
+                           DsMemoryKind   kind,
+                           gsize          size,
+                           gsize          alignment,
+                           GError       **error)
+{
+  DsBlock *block;
+  gpointer ptr;
+
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  ptr = ds_scratchpad_alloc (self, kind, size, alignment, error);
+  if (ptr == NULL)
+    return NULL;
+
+  block = g_new0 (DsBlock, 1);
+  g_atomic_ref_count_init (&block->ref_count);
+  block->scratchpad = g_object_ref (self);
+  block->ptr = ptr;
+  block->size = size;
+  block->kind = kind;
+  block->generation = ds_scratchpad_get_generation (self);
+
+  return block;
+}
+
+/**
+ * ds_block_ref:
+ * @self: a #DsBlock
+ *
+ * Returns: (transfer full): @self, with one more reference
+ */
+DsBlock *
+ds_block_ref (DsBlock *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+/**
+ * ds_block_unref:
+ * @self: (transfer full): a #DsBlock
+ *
+ * Drops a reference; the last one drops the block's reference on its
+ * scratchpad.
+ */
+void
+ds_block_unref (DsBlock *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (g_atomic_ref_count_dec (&self->ref_count))
+    {
+      g_object_unref (self->scratchpad);
+      g_free (self);
+    }
+}
+
+/**
+ * ds_block_get_address:
+ * @self: a #DsBlock
+ *
+ * Returns: the address of the memory as an integer (device addresses
+ *   included), for APIs such as CuPy's `UnownedMemory` or
+ *   `__cuda_array_interface__`
+ */
+guint64
+ds_block_get_address (DsBlock *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return (guint64) (guintptr) self->ptr;
+}
+
+/**
+ * ds_block_get_pointer: (skip)
+ * @self: a #DsBlock
+ *
+ * Returns: (transfer none): the memory
+ */
+gpointer
+ds_block_get_pointer (DsBlock *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->ptr;
+}
+
+/**
+ * ds_block_get_size:
+ * @self: a #DsBlock
+ *
+ * Returns: the size in bytes
+ */
+gsize
+ds_block_get_size (DsBlock *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->size;
+}
+
+/**
+ * ds_block_get_kind:
+ * @self: a #DsBlock
+ *
+ * Returns: the kind of memory
+ */
+DsMemoryKind
+ds_block_get_kind (DsBlock *self)
+{
+  g_return_val_if_fail (self != NULL, DS_MEMORY_KIND_HOST);
+
+  return self->kind;
+}
+
+/**
+ * ds_block_get_scratchpad:
+ * @self: a #DsBlock
+ *
+ * Returns: (transfer none): the scratchpad the memory came from
+ */
+DsScratchpad *
+ds_block_get_scratchpad (DsBlock *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->scratchpad;
+}
+
+/**
+ * ds_block_get_generation:
+ * @self: a #DsBlock
+ *
+ * Returns: the number of times the scratchpad had been released when the
+ *   block was allocated
+ */
+guint64
+ds_block_get_generation (DsBlock *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->generation;
+}
+
+/**
+ * ds_block_is_valid:
+ * @self: a #DsBlock
+ *
+ * Returns: `TRUE` until the scratchpad is released
+ */
+gboolean
+ds_block_is_valid (DsBlock *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->generation == ds_scratchpad_get_generation (self->scratchpad);
+}
+
+static gboolean
+check_range (DsBlock  *self,
+             gsize     offset,
+             gsize     length,
+             GError  **error)
+{
+  if (!ds_block_is_valid (self))
+    {
+      g_set_error_literal (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                           "The block's scratchpad was released; its memory is gone");
+      return FALSE;
+    }
+  if (offset > self->size || length > self->size - offset)
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                   "Range %" G_GSIZE_FORMAT "+%" G_GSIZE_FORMAT " is outside the "
+                   "block of %" G_GSIZE_FORMAT " bytes", offset, length, self->size);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Host-visible kinds that GPU work may use: let the device order drain
+ * before the CPU touches them. */
+static gboolean
+sync_for_host_access (DsBlock  *self,
+                      GError  **error)
+{
+  if (self->kind == DS_MEMORY_KIND_HOST)
+    return TRUE;
+
+  return ds_access_order_synchronize (ds_scratchpad_get_work_order (self->scratchpad), error);
+}
+
+#if HAVE_CUDA
+static gboolean
+device_copy (DsBlock         *self,
+             gpointer         dst,
+             gconstpointer    src,
+             gsize            length,
+             enum cudaMemcpyKind direction,
+             GError         **error)
+{
+  const DsAccessOrder *order = ds_scratchpad_get_work_order (self->scratchpad);
+  DsCudaScope scope;
+  gboolean ok;
+
+  if (!ds_cuda_scope_enter_order (&scope, order, error))
+    return FALSE;
+  ok = DS_CUDA_CHECK (cudaMemcpyAsync (dst, src, length, direction,
+                                       ds_access_order_get_stream (order)), error) &&
+       DS_CUDA_CHECK (cudaStreamSynchronize (ds_access_order_get_stream (order)), error);
+  ds_cuda_scope_leave (&scope);
+
+  return ok;
+}
+#endif
+
+/**
+ * ds_block_read:
+ * @self: a #DsBlock
+ * @offset: where to start, in bytes
+ * @length: how many bytes
+ * @error: return location for a #GError
+ *
+ * Copies bytes out of the block, after the work queued in the scratchpad's
+ * device order (for device, pinned and managed memory).
+ *
+ * Returns: (transfer full): the bytes, or `NULL` with @error set
+ */
+GBytes *
+ds_block_read (DsBlock  *self,
+               gsize     offset,
+               gsize     length,
+               GError  **error)
+{
+  guint8 *data;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_range (self, offset, length, error))
+    return NULL;
+
+  data = g_malloc (MAX (length, 1));
+
+  if (self->kind == DS_MEMORY_KIND_DEVICE)
+    {
+#if HAVE_CUDA
+      if (!device_copy (self, data, (guint8 *) self->ptr + offset, length,
+                        cudaMemcpyDeviceToHost, error))
+#endif
+        {
+          g_free (data);
+          return NULL;
+        }
+    }
+  else
+    {
+      if (!sync_for_host_access (self, error))
+        {
+          g_free (data);
+          return NULL;
+        }
+      memcpy (data, (guint8 *) self->ptr + offset, length);
+    }
+
+  return g_bytes_new_take (data, length);
+}
+
+/**
+ * ds_block_write:
+ * @self: a #DsBlock
+ * @offset: where to start, in bytes
+ * @data: the bytes to copy in
+ * @error: return location for a #GError
+ *
+ * Copies @data into the block at @offset, after the work queued in the
+ * scratchpad's device order (for device, pinned and managed memory), and
+ * returns once the copy is done.
+ *
+ * Returns: `TRUE` on success
+ */
+gboolean
+ds_block_write (DsBlock  *self,
+                gsize     offset,
+                GBytes   *data,
+                GError  **error)
+{
+  gconstpointer src;
+  gsize length;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (data != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  src = g_bytes_get_data (data, &length);
+  if (!check_range (self, offset, length, error))
+    return FALSE;
+  if (length == 0)
+    return TRUE;
+
+  if (self->kind == DS_MEMORY_KIND_DEVICE)
+    {
+#if HAVE_CUDA
+      return device_copy (self, (guint8 *) self->ptr + offset, src, length,
+                          cudaMemcpyHostToDevice, error);
+#else
+      return FALSE;
+#endif
+    }
+
+  if (!sync_for_host_access (self, error))
+    return FALSE;
+  memcpy ((guint8 *) self->ptr + offset, src, length);
+  return TRUE;
+}
+
+/**
+ * ds_block_fill:
+ * @self: a #DsBlock
+ * @value: the byte to fill with
+ * @error: return location for a #GError
+ *
+ * Sets every byte of the block to @value: for device memory with
+ * `cudaMemsetAsync` in the scratchpad's device order (no wait), for the
+ * other kinds on the CPU after that order has drained.
+ *
+ * Returns: `TRUE` on success
+ */
+gboolean
+ds_block_fill (DsBlock  *self,
+               guint8    value,
+               GError  **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!check_range (self, 0, self->size, error))
+    return FALSE;
+
+  if (self->kind == DS_MEMORY_KIND_DEVICE)
+    {
+#if HAVE_CUDA
+      const DsAccessOrder *order = ds_scratchpad_get_work_order (self->scratchpad);
+      DsCudaScope scope;
+      gboolean ok;
+
+      if (!ds_cuda_scope_enter_order (&scope, order, error))
+        return FALSE;
+      ok = DS_CUDA_CHECK (cudaMemsetAsync (self->ptr, value, self->size,
+                                           ds_access_order_get_stream (order)), error);
+      ds_cuda_scope_leave (&scope);
+      return ok;
+#else
+      return FALSE;
+#endif
+    }
+
+  if (!sync_for_host_access (self, error))
+    return FALSE;
+  memset (self->ptr, value, self->size);
+  return TRUE;
+}

@@ -1,0 +1,509 @@
+/* ds-cuda.c: CUDA availability, errors and device/context scopes
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "ds-cuda-private.h"
+
+#if HAVE_CUDA
+
+/* Driver API functions reached through the runtime's entry-point query, so
+ * that libds never links libcuda (which does not exist on a machine without
+ * a driver). CUcontext and CUstream are pointers; CUresult is an int. */
+typedef int (*DsCuCtxGetCurrent) (gpointer *ctx);
+typedef int (*DsCuCtxSetCurrent) (gpointer ctx);
+typedef int (*DsCuStreamGetCtx) (gpointer stream, gpointer *ctx);
+typedef int (*DsCuDeviceGet) (int *device, int ordinal);
+typedef int (*DsCuDevicePrimaryCtxGetState) (int device, unsigned int *flags, int *active);
+typedef int (*DsCuDevicePrimaryCtxRetain) (gpointer *ctx, int device);
+typedef int (*DsCuDevicePrimaryCtxRelease) (int device);
+
+#define MAX_CACHED_DEVICES 64
+
+static struct
+{
+  gsize              initialized;
+  gboolean           available;
+  gint               device_count;
+  cudaError_t        error;
+  DsCuCtxGetCurrent  ctx_get_current;
+  DsCuCtxSetCurrent  ctx_set_current;
+  DsCuStreamGetCtx   stream_get_ctx;
+  DsCuDeviceGet      device_get;
+  DsCuDevicePrimaryCtxGetState primary_get_state;
+  DsCuDevicePrimaryCtxRetain   primary_retain;
+  DsCuDevicePrimaryCtxRelease  primary_release;
+  gpointer           primary[MAX_CACHED_DEVICES];
+} cuda;
+
+static gpointer
+get_entry_point (const char *symbol)
+{
+  void *fn = NULL;
+  enum cudaDriverEntryPointQueryResult status;
+
+  if (cudaGetDriverEntryPointByVersion (symbol, &fn, 12000, cudaEnableDefault,
+                                        &status) != cudaSuccess ||
+      status != cudaDriverEntryPointSuccess)
+    {
+      (void) cudaGetLastError ();
+      return NULL;
+    }
+
+  return fn;
+}
+
+static void
+cuda_init (void)
+{
+  if (g_once_init_enter (&cuda.initialized))
+    {
+      int count = 0;
+
+      cuda.error = cudaGetDeviceCount (&count);
+      if (cuda.error == cudaSuccess && count == 0)
+        cuda.error = cudaErrorNoDevice;
+      cuda.available = cuda.error == cudaSuccess;
+      cuda.device_count = cuda.available ? count : 0;
+      (void) cudaGetLastError ();
+
+      if (cuda.available)
+        {
+          cuda.ctx_get_current = get_entry_point ("cuCtxGetCurrent");
+          cuda.ctx_set_current = get_entry_point ("cuCtxSetCurrent");
+          cuda.stream_get_ctx = get_entry_point ("cuStreamGetCtx");
+          cuda.device_get = get_entry_point ("cuDeviceGet");
+          cuda.primary_get_state = get_entry_point ("cuDevicePrimaryCtxGetState");
+          cuda.primary_retain = get_entry_point ("cuDevicePrimaryCtxRetain");
+          cuda.primary_release = get_entry_point ("cuDevicePrimaryCtxRelease");
+          g_debug ("CUDA runtime sees %d device(s)", count);
+        }
+      else
+        {
+          g_debug ("CUDA is not usable: %s (%s)",
+                   cudaGetErrorName (cuda.error),
+                   cudaGetErrorString (cuda.error));
+        }
+
+      g_once_init_leave (&cuda.initialized, 1);
+    }
+}
+
+gboolean
+ds_cuda_ensure_available (GError **error)
+{
+  cuda_init ();
+
+  if (G_LIKELY (cuda.available))
+    return TRUE;
+
+  g_set_error (error, DS_ERROR, DS_ERROR_NO_DEVICE,
+               "No usable CUDA device: %s (%s); only host memory is available",
+               cudaGetErrorName (cuda.error), cudaGetErrorString (cuda.error));
+  return FALSE;
+}
+
+gint
+ds_cuda_get_device_count (void)
+{
+  cuda_init ();
+  return cuda.device_count;
+}
+
+static DsError
+error_code_for (cudaError_t result)
+{
+  switch (result)
+    {
+    case cudaErrorMemoryAllocation:
+      return DS_ERROR_OUT_OF_MEMORY;
+    case cudaErrorInsufficientDriver:
+    case cudaErrorNoDevice:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorCallRequiresNewerDriver:
+      return DS_ERROR_NO_DEVICE;
+    case cudaErrorInvalidDevice:
+      return DS_ERROR_INVALID_ARGUMENT;
+    case cudaErrorNotSupported:
+      return DS_ERROR_NOT_SUPPORTED;
+    default:
+      return DS_ERROR_CUDA;
+    }
+}
+
+gboolean
+ds_cuda_set_error (GError      **error,
+                   cudaError_t   result,
+                   const char   *call)
+{
+  /* Clear the runtime's last error so that a non-sticky failure does not
+   * show up again in an unrelated cudaGetLastError (). */
+  (void) cudaGetLastError ();
+
+  g_set_error (error, DS_ERROR, error_code_for (result),
+               "%s failed: %s (%s)", call,
+               cudaGetErrorName (result), cudaGetErrorString (result));
+  return FALSE;
+}
+
+void
+ds_cuda_log_failure (cudaError_t  result,
+                     const char  *call)
+{
+  (void) cudaGetLastError ();
+
+  if (result == cudaErrorCudartUnloading)
+    g_debug ("%s at process exit: %s", call, cudaGetErrorName (result));
+  else
+    g_warning ("%s failed: %s (%s)", call,
+               cudaGetErrorName (result), cudaGetErrorString (result));
+}
+
+gpointer
+ds_cuda_get_current_context (void)
+{
+  gpointer ctx = NULL;
+
+  cuda_init ();
+  if (cuda.ctx_get_current == NULL || cuda.ctx_get_current (&ctx) != 0)
+    return NULL;
+
+  return ctx;
+}
+
+gpointer
+ds_cuda_get_primary_context (gint device)
+{
+  gpointer ctx;
+  int dev = 0, active = 0;
+  unsigned int flags = 0;
+
+  cuda_init ();
+  if (device < 0 || device >= cuda.device_count || device >= MAX_CACHED_DEVICES)
+    return NULL;
+
+  ctx = g_atomic_pointer_get (&cuda.primary[device]);
+  if (ctx != NULL)
+    return ctx;
+
+  if (cuda.device_get == NULL || cuda.primary_get_state == NULL ||
+      cuda.primary_retain == NULL || cuda.primary_release == NULL)
+    return NULL;
+  if (cuda.device_get (&dev, device) != 0 ||
+      cuda.primary_get_state (dev, &flags, &active) != 0 || !active)
+    return NULL;
+
+  /* Active already, so retain + release only reads the handle. */
+  if (cuda.primary_retain (&ctx, dev) != 0)
+    return NULL;
+  cuda.primary_release (dev);
+
+  g_atomic_pointer_set (&cuda.primary[device], ctx);
+  return ctx;
+}
+
+gpointer
+ds_cuda_get_stream_context (gpointer stream)
+{
+  gpointer ctx = NULL;
+
+  cuda_init ();
+  if (stream == NULL)
+    return ds_cuda_get_current_context ();
+  if (cuda.stream_get_ctx == NULL || cuda.stream_get_ctx (stream, &ctx) != 0)
+    return NULL;
+
+  return ctx;
+}
+
+gboolean
+ds_cuda_scope_enter (DsCudaScope  *scope,
+                     gint          device,
+                     gpointer      context,
+                     GError      **error)
+{
+  int current = -1;
+
+  scope->switched = FALSE;
+  scope->restore_context = FALSE;
+  scope->previous_context = NULL;
+  scope->previous_device = -1;
+
+  if (!ds_cuda_ensure_available (error))
+    return FALSE;
+
+  if (context != NULL && cuda.ctx_set_current != NULL)
+    {
+      gpointer previous = ds_cuda_get_current_context ();
+
+      if (previous == context)
+        return TRUE;
+
+      if (cuda.ctx_set_current (context) != 0)
+        return ds_cuda_set_error (error, cudaErrorInvalidResourceHandle,
+                                  "cuCtxSetCurrent");
+      scope->switched = TRUE;
+      scope->restore_context = TRUE;
+      scope->previous_context = previous;
+      return TRUE;
+    }
+
+  if (device < 0)
+    return TRUE;
+
+  if (!DS_CUDA_CHECK (cudaGetDevice (&current), error))
+    return FALSE;
+  if (current == device)
+    return TRUE;
+
+  /* cudaSetDevice () makes the primary context current; remember the
+   * caller's context (which may be a non-primary one, e.g. GStreamer's) so
+   * that leaving the scope puts exactly that one back. */
+  scope->previous_device = current;
+  if (cuda.ctx_set_current != NULL)
+    {
+      scope->previous_context = ds_cuda_get_current_context ();
+      scope->restore_context = TRUE;
+    }
+  if (!DS_CUDA_CHECK (cudaSetDevice (device), error))
+    return FALSE;
+
+  scope->switched = TRUE;
+  return TRUE;
+}
+
+void
+ds_cuda_scope_leave (DsCudaScope *scope)
+{
+  if (!scope->switched)
+    return;
+
+  if (scope->restore_context)
+    {
+      if (cuda.ctx_set_current (scope->previous_context) != 0)
+        g_warning ("Could not restore the caller's CUDA context");
+    }
+  else if (scope->previous_device >= 0)
+    {
+      cudaError_t result = cudaSetDevice (scope->previous_device);
+
+      if (result != cudaSuccess)
+        ds_cuda_log_failure (result, "cudaSetDevice");
+    }
+
+  scope->switched = FALSE;
+}
+
+static GMutex overaligned_lock;
+static GHashTable *overaligned;   /* aligned pointer -> base pointer */
+
+static gsize
+guaranteed_alignment (DsMemoryKind kind)
+{
+  return kind == DS_MEMORY_KIND_PINNED ? 4096 : 256;
+}
+
+static cudaError_t
+raw_alloc (DsMemoryKind   kind,
+           void         **ptr,
+           gsize          size)
+{
+  switch (kind)
+    {
+    case DS_MEMORY_KIND_PINNED:
+      return cudaHostAlloc (ptr, size, cudaHostAllocPortable);
+    case DS_MEMORY_KIND_DEVICE:
+      return cudaMalloc (ptr, size);
+    case DS_MEMORY_KIND_MANAGED:
+      return cudaMallocManaged (ptr, size, cudaMemAttachGlobal);
+    case DS_MEMORY_KIND_HOST:
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static cudaError_t
+raw_free (DsMemoryKind kind,
+          void        *ptr)
+{
+  return kind == DS_MEMORY_KIND_PINNED ? cudaFreeHost (ptr) : cudaFree (ptr);
+}
+
+static const char *
+raw_alloc_name (DsMemoryKind kind)
+{
+  return kind == DS_MEMORY_KIND_PINNED ? "cudaHostAlloc" :
+         kind == DS_MEMORY_KIND_DEVICE ? "cudaMalloc" : "cudaMallocManaged";
+}
+
+gpointer
+ds_cuda_raw_alloc (DsMemoryKind   kind,
+                   gint           device,
+                   gsize          size,
+                   gsize          alignment,
+                   GError       **error)
+{
+  DsCudaScope scope;
+  gboolean over = alignment > guaranteed_alignment (kind);
+  gsize total = over ? size + alignment : size;
+  void *base = NULL;
+  guintptr aligned;
+  cudaError_t result;
+
+  if (!ds_cuda_scope_enter (&scope, kind == DS_MEMORY_KIND_PINNED ? -1 : device,
+                            NULL, error))
+    return NULL;
+  result = raw_alloc (kind, &base, total);
+  ds_cuda_scope_leave (&scope);
+
+  if (result != cudaSuccess)
+    {
+      ds_cuda_set_error (error, result, raw_alloc_name (kind));
+      g_prefix_error (error, "Could not allocate %" G_GSIZE_FORMAT " bytes of %s memory: ",
+                      size, kind == DS_MEMORY_KIND_PINNED ? "pinned" :
+                      kind == DS_MEMORY_KIND_DEVICE ? "device" : "managed");
+      return NULL;
+    }
+
+  if (!over)
+    return base;
+
+  aligned = ((guintptr) base + alignment - 1) & ~(guintptr) (alignment - 1);
+  g_mutex_lock (&overaligned_lock);
+  if (overaligned == NULL)
+    overaligned = g_hash_table_new (NULL, NULL);
+  g_hash_table_insert (overaligned, (gpointer) aligned, base);
+  g_mutex_unlock (&overaligned_lock);
+
+  return (gpointer) aligned;
+}
+
+void
+ds_cuda_raw_free (DsMemoryKind kind,
+                  gint         device,
+                  gpointer     ptr,
+                  gsize        size,
+                  gsize        alignment)
+{
+  DsCudaScope scope;
+  cudaError_t result;
+
+  if (alignment > guaranteed_alignment (kind))
+    {
+      gpointer base;
+
+      g_mutex_lock (&overaligned_lock);
+      base = overaligned != NULL ? g_hash_table_lookup (overaligned, ptr) : NULL;
+      if (base != NULL)
+        g_hash_table_remove (overaligned, ptr);
+      g_mutex_unlock (&overaligned_lock);
+
+      if (base == NULL)
+        {
+          g_critical ("%s: %p was not allocated with alignment %" G_GSIZE_FORMAT,
+                      G_STRFUNC, ptr, alignment);
+          return;
+        }
+      ptr = base;
+    }
+
+  if (!ds_cuda_scope_enter (&scope, kind == DS_MEMORY_KIND_PINNED ? -1 : device,
+                            NULL, NULL))
+    return;
+  result = raw_free (kind, ptr);
+  ds_cuda_scope_leave (&scope);
+
+  if (result != cudaSuccess)
+    ds_cuda_log_failure (result, kind == DS_MEMORY_KIND_PINNED ? "cudaFreeHost" : "cudaFree");
+}
+
+#else /* !HAVE_CUDA */
+
+gpointer
+ds_cuda_raw_alloc (DsMemoryKind   kind,
+                   gint           device,
+                   gsize          size,
+                   gsize          alignment,
+                   GError       **error)
+{
+  ds_cuda_ensure_available (error);
+  return NULL;
+}
+
+void
+ds_cuda_raw_free (DsMemoryKind kind,
+                  gint         device,
+                  gpointer     ptr,
+                  gsize        size,
+                  gsize        alignment)
+{
+}
+
+
+gboolean
+ds_cuda_ensure_available (GError **error)
+{
+  g_set_error_literal (error, DS_ERROR, DS_ERROR_NOT_SUPPORTED,
+                       "ds was built without CUDA (-Dcuda=disabled); "
+                       "only host memory is available");
+  return FALSE;
+}
+
+gint
+ds_cuda_get_device_count (void)
+{
+  return 0;
+}
+
+gpointer
+ds_cuda_get_current_context (void)
+{
+  return NULL;
+}
+
+gpointer
+ds_cuda_get_primary_context (gint device)
+{
+  return NULL;
+}
+
+gpointer
+ds_cuda_get_stream_context (gpointer stream)
+{
+  return NULL;
+}
+
+gboolean
+ds_cuda_scope_enter (DsCudaScope  *scope,
+                     gint          device,
+                     gpointer      context,
+                     GError      **error)
+{
+  memset (scope, 0, sizeof *scope);
+  return ds_cuda_ensure_available (error);
+}
+
+void
+ds_cuda_scope_leave (DsCudaScope *scope)
+{
+}
+
+#endif /* HAVE_CUDA */
+
+gboolean
+ds_cuda_scope_enter_order (DsCudaScope         *scope,
+                           const DsAccessOrder *order,
+                           GError             **error)
+{
+  if (!ds_access_order_is_device (order))
+    {
+      memset (scope, 0, sizeof *scope);
+      return TRUE;
+    }
+
+  return ds_cuda_scope_enter (scope, ds_access_order_get_device (order),
+                              order->context, error);
+}

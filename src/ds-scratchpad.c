@@ -1,0 +1,963 @@
+/* ds-scratchpad.c: the dynamic scratchpad
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "ds-scratchpad-private.h"
+#include "ds-access-order-private.h"
+#include "ds-arena-private.h"
+#include "ds-block.h"
+#include "ds-cuda-private.h"
+#include "ds-error.h"
+#include "ds-memory-resource-private.h"
+
+/**
+ * DsScratchpad:
+ *
+ * Short-lived scratch memory of the four [enum@Ds.MemoryKind]s, returned
+ * all at once, in CUDA stream order, when the scratchpad is released or
+ * finalized.
+ *
+ * Each kind has a monotonic arena: allocation inside the current block is
+ * a pointer bump; a full block is followed by one twice as large, taken
+ * from the kind's upstream [iface@Ds.MemoryResource] (by default the
+ * process-wide pool of that kind for the device of
+ * [property@Ds.Scratchpad:device-order]). Nothing is allocated, and no
+ * CUDA call is made, before the first non-empty request of a kind.
+ *
+ * Device memory is allocated in the device order. On release, device blocks
+ * go back in the device order, pinned and managed blocks in their
+ * deallocation orders (the device order unless set): a stream-ordered
+ * upstream is told the order, so it reuses the memory only once the work
+ * queued before the release has finished; an upstream that is not
+ * stream-ordered gets its blocks back only after that stream has drained.
+ * So it is safe to drop a scratchpad while kernels that use its memory are
+ * still queued.
+ *
+ * A scratchpad holds all its memory until it is released: either make it
+ * short-lived (one per unit of work, as DALI's `DynamicScratchpad` on the
+ * stack), or keep one and call [method@Ds.Scratchpad.release] after each
+ * unit of work — which is the faster path, as no object is created.
+ *
+ * One scratchpad is used by one thread at a time. It may be finalized on
+ * any thread: it switches to the device and driver context of its device
+ * order by itself. The resources and pools behind it are thread-safe.
+ */
+
+struct _DsScratchpad
+{
+  GObject           parent_instance;
+
+  /* Hot: the bump windows, first. */
+  DsArena           arenas[DS_N_MEMORY_KINDS];
+
+  /* The resources blocks came from (a reference each), set on first use
+   * of a kind and kept across releases. */
+  DsMemoryResource *upstream[DS_N_MEMORY_KINDS];
+  /* Resources given as properties; NULL for the default. */
+  DsMemoryResource *resources[DS_N_MEMORY_KINDS];
+
+  /* UNSET device_order: the legacy default stream of the current device,
+   * resolved at the first allocation that needs a device. UNSET dealloc
+   * orders: the device order. */
+  DsAccessOrder     device_order;
+  DsAccessOrder     pinned_dealloc_order;
+  DsAccessOrder     managed_dealloc_order;
+
+  guint64           generation;
+};
+
+static void ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (DsScratchpad, ds_scratchpad, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (DS_TYPE_SCRATCHPAD_IFACE,
+                                                      ds_scratchpad_iface_iface_init))
+
+enum {
+  PROP_0,
+  PROP_DEVICE_ORDER,
+  PROP_PINNED_DEALLOC_ORDER,
+  PROP_MANAGED_DEALLOC_ORDER,
+  PROP_INITIAL_SIZE_HOST,
+  PROP_INITIAL_SIZE_PINNED,
+  PROP_INITIAL_SIZE_DEVICE,
+  PROP_INITIAL_SIZE_MANAGED,
+  PROP_HOST_RESOURCE,
+  PROP_PINNED_RESOURCE,
+  PROP_DEVICE_RESOURCE,
+  PROP_MANAGED_RESOURCE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+set_order (DsAccessOrder       *dest,
+           const DsAccessOrder *src)
+{
+  if (src != NULL)
+    *dest = *src;
+  else
+    memset (dest, 0, sizeof *dest);
+}
+
+static void
+set_initial_size (DsScratchpad *self,
+                  DsMemoryKind  kind,
+                  guint64       size)
+{
+  gsize s = size != 0 ? (gsize) MIN (size, (guint64) G_MAXSIZE / 2) : DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
+
+  ds_arena_init (&self->arenas[kind], s);
+}
+
+/* Resolves the default device order, which needs a device. */
+static gboolean
+ensure_device_order (DsScratchpad  *self,
+                     GError       **error)
+{
+  if (G_LIKELY (self->device_order.type != DS_ACCESS_ORDER_TYPE_UNSET))
+    return TRUE;
+
+  if (!ds_cuda_ensure_available (error))
+    return FALSE;
+
+  ds_access_order_init_stream (&self->device_order, NULL, -1);
+  return TRUE;
+}
+
+static const DsAccessOrder *
+dealloc_order (DsScratchpad *self,
+               DsMemoryKind  kind)
+{
+  switch (kind)
+    {
+    case DS_MEMORY_KIND_PINNED:
+      if (self->pinned_dealloc_order.type != DS_ACCESS_ORDER_TYPE_UNSET)
+        return &self->pinned_dealloc_order;
+      return &self->device_order;
+    case DS_MEMORY_KIND_MANAGED:
+      if (self->managed_dealloc_order.type != DS_ACCESS_ORDER_TYPE_UNSET)
+        return &self->managed_dealloc_order;
+      return &self->device_order;
+    case DS_MEMORY_KIND_DEVICE:
+      return &self->device_order;
+    case DS_MEMORY_KIND_HOST:
+    default:
+      return NULL;
+    }
+}
+
+static gboolean
+ensure_upstream (DsScratchpad  *self,
+                 DsMemoryKind   kind,
+                 GError       **error)
+{
+  DsMemoryResource *resource;
+
+  if (self->upstream[kind] != NULL)
+    return TRUE;
+
+  if (self->resources[kind] != NULL)
+    resource = self->resources[kind];
+  else
+    resource = ds_memory_resource_get_default (kind,
+                                               kind == DS_MEMORY_KIND_HOST ? 0 :
+                                               self->device_order.device,
+                                               error);
+  if (resource == NULL)
+    return FALSE;
+
+  self->upstream[kind] = g_object_ref (resource);
+  g_debug ("Scratchpad %p takes %s memory from %s %p", self,
+           ds_memory_kind_get_nick (kind), G_OBJECT_TYPE_NAME (resource), resource);
+  return TRUE;
+}
+
+static gboolean
+check_request (DsMemoryKind   kind,
+               gsize          size,
+               gsize         *alignment,
+               GError       **error)
+{
+  if (!DS_MEMORY_KIND_IS_VALID (kind))
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                   "Unknown memory kind %d", (int) kind);
+      return FALSE;
+    }
+
+  return ds_memory_check_size_alignment (size, alignment,
+                                         DS_SCRATCHPAD_DEFAULT_ALIGNMENT, error);
+}
+
+/* Everything but the bump: checks, lazy set-up, a new block. */
+G_GNUC_NO_INLINE static gpointer
+alloc_slow (DsScratchpad  *self,
+            DsMemoryKind   kind,
+            gsize          size,
+            gsize          alignment,
+            GError       **error)
+{
+  DsArena *arena;
+  DsCudaScope scope;
+  const DsAccessOrder *order = NULL;
+  gpointer ptr;
+
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_request (kind, size, &alignment, error))
+    return NULL;
+  if (size == 0)
+    return NULL;
+
+  arena = &self->arenas[kind];
+  ptr = ds_arena_try_bump (arena, size, alignment);
+  if (ptr != NULL)
+    return ptr;
+
+  if (kind == DS_MEMORY_KIND_HOST)
+    {
+      if (!ensure_upstream (self, kind, error))
+        return NULL;
+      return ds_arena_grow (arena, self->upstream[kind], NULL, size, alignment, error);
+    }
+
+  /* GPU kinds: work in the device and driver context of the device order,
+   * whatever the calling thread has current. Device memory is allocated in
+   * the device order; pinned and managed memory in host order, since the
+   * CPU fills them. */
+  if (!ensure_device_order (self, error))
+    return NULL;
+  if (!ds_cuda_scope_enter_order (&scope, &self->device_order, error))
+    return NULL;
+
+  if (kind == DS_MEMORY_KIND_DEVICE && ds_access_order_is_device (&self->device_order))
+    order = &self->device_order;
+
+  ptr = NULL;
+  if (ensure_upstream (self, kind, error))
+    ptr = ds_arena_grow (arena, self->upstream[kind], order, size, alignment, error);
+
+  ds_cuda_scope_leave (&scope);
+  return ptr;
+}
+
+/**
+ * ds_scratchpad_alloc: (skip)
+ * @self: a #DsScratchpad
+ * @kind: the kind of memory
+ * @size: the number of bytes
+ * @alignment: a power of two, or 0 for 16
+ * @error: return location for a #GError
+ *
+ * Allocates @size bytes of @kind memory aligned to @alignment, valid until
+ * the scratchpad is released or finalized.
+ *
+ * This is the C fast path: inside the current block it is a pointer bump
+ * with no lock, no CUDA call and no type check. Bindings use
+ * [method@Ds.Scratchpad.alloc_block].
+ *
+ * Returns: (transfer none) (nullable): the memory; `NULL` without an error
+ *   for size 0; `NULL` with @error set on failure: %DS_ERROR_INVALID_ARGUMENT
+ *   for a bad alignment, an overflowing size or an unknown kind,
+ *   %DS_ERROR_NO_DEVICE without CUDA for the GPU kinds,
+ *   %DS_ERROR_OUT_OF_MEMORY or %DS_ERROR_CUDA when the upstream fails (the
+ *   scratchpad keeps what it had)
+ */
+gpointer
+ds_scratchpad_alloc (DsScratchpad  *self,
+                     DsMemoryKind   kind,
+                     gsize          size,
+                     gsize          alignment,
+                     GError       **error)
+{
+  if (G_LIKELY (self != NULL && DS_MEMORY_KIND_IS_VALID (kind) && size != 0))
+    {
+      gsize a = alignment != 0 ? alignment : DS_SCRATCHPAD_DEFAULT_ALIGNMENT;
+
+      if (G_LIKELY ((a & (a - 1)) == 0))
+        {
+          gpointer ptr = ds_arena_try_bump (&self->arenas[kind], size, a);
+
+          if (G_LIKELY (ptr != NULL))
+            return ptr;
+        }
+    }
+
+  return alloc_slow (self, kind, size, alignment, error);
+}
+
+/**
+ * ds_scratchpad_alloc_array: (skip)
+ * @self: a #DsScratchpad
+ * @kind: the kind of memory
+ * @element_size: the size of one element
+ * @n_elements: the number of elements
+ * @alignment: a power of two, or 0 for 16
+ * @error: return location for a #GError
+ *
+ * Allocates room for @n_elements of @element_size bytes, checking the
+ * multiplication for overflow (%DS_ERROR_INVALID_ARGUMENT). Used by
+ * [func@Ds.SCRATCHPAD_ALLOC_N].
+ *
+ * Returns: (transfer none) (nullable): the memory, as
+ *   [method@Ds.Scratchpad.alloc]
+ */
+gpointer
+ds_scratchpad_alloc_array (DsScratchpad  *self,
+                           DsMemoryKind   kind,
+                           gsize          element_size,
+                           gsize          n_elements,
+                           gsize          alignment,
+                           GError       **error)
+{
+  gsize size;
+
+  if (G_UNLIKELY (!g_size_checked_mul (&size, element_size, n_elements)))
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                   "%" G_GSIZE_FORMAT " elements of %" G_GSIZE_FORMAT
+                   " bytes overflow", n_elements, element_size);
+      return NULL;
+    }
+
+  return ds_scratchpad_alloc (self, kind, size, alignment, error);
+}
+
+static gpointer
+ds_scratchpad_iface_alloc_impl (DsScratchpadIface  *iface,
+                                DsMemoryKind        kind,
+                                gsize               size,
+                                gsize               alignment,
+                                GError            **error)
+{
+  return ds_scratchpad_alloc ((DsScratchpad *) iface, kind, size, alignment, error);
+}
+
+static void
+ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface)
+{
+  iface->alloc = ds_scratchpad_iface_alloc_impl;
+}
+
+/**
+ * ds_scratchpad_release:
+ * @self: a #DsScratchpad
+ *
+ * Gives all memory back now, in stream order, and leaves the scratchpad
+ * empty and usable again.
+ *
+ * Kinds go back host → pinned → device → managed, each block newest first,
+ * to the resource it came from, with its size and alignment, exactly once:
+ * host memory at once; device memory in the device order; pinned and
+ * managed memory in their deallocation orders. A long-lived scratchpad
+ * must be released after each unit of work, or it holds its memory
+ * forever. Every pointer and [struct@Ds.Block] handed out before is invalid
+ * afterwards.
+ */
+void
+ds_scratchpad_release (DsScratchpad *self)
+{
+  g_return_if_fail (DS_IS_SCRATCHPAD (self));
+
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      DsArena *arena = &self->arenas[kind];
+      g_autoptr(GError) error = NULL;
+      DsCudaScope scope;
+      gboolean gpu = kind != DS_MEMORY_KIND_HOST;
+
+      if (arena->n_blocks == 0)
+        continue;
+
+      /* Blocks of GPU kinds are returned in the device and context they
+       * were taken in, whichever thread this is. */
+      if (gpu && !ds_cuda_scope_enter_order (&scope, &self->device_order, &error))
+        {
+          g_warning ("Scratchpad %p: %u %s block(s) leaked: %s", self,
+                     arena->n_blocks, ds_memory_kind_get_nick (kind), error->message);
+          ds_arena_release (arena, self->upstream[kind], NULL, NULL);
+          continue;
+        }
+
+      if (!ds_arena_release (arena, self->upstream[kind], dealloc_order (self, kind), &error))
+        g_warning ("Scratchpad %p: %s memory could not be given back in order "
+                   "and was leaked rather than reused early: %s", self,
+                   ds_memory_kind_get_nick (kind), error->message);
+
+      if (gpu)
+        ds_cuda_scope_leave (&scope);
+    }
+
+  self->generation++;
+}
+
+/**
+ * ds_scratchpad_to_device:
+ * @self: a #DsScratchpad
+ * @data: (array length=size) (element-type guint8): host data to upload
+ * @size: the number of bytes
+ * @alignment: a power of two, or 0 for 16
+ * @error: return location for a #GError
+ *
+ * Puts a copy of @data into device scratch, in the device order (DALI's
+ * `ToGPU`): @data is copied into pinned scratch, then to device scratch with
+ * `cudaMemcpyAsync` on the device order's stream. @data may be reused as
+ * soon as this returns; the device copy is ready for work queued on that
+ * stream afterwards.
+ *
+ * Returns: (transfer none) (nullable): the device address, `NULL` for size
+ *   0, or `NULL` with @error set
+ */
+gpointer
+ds_scratchpad_to_device (DsScratchpad  *self,
+                         gconstpointer  data,
+                         gsize          size,
+                         gsize          alignment,
+                         GError       **error)
+{
+  gconstpointer arrays[1] = { data };
+  gsize sizes[1] = { size };
+
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  g_return_val_if_fail (data != NULL || size == 0, NULL);
+
+  if (size == 0)
+    return NULL;
+
+  return ds_scratchpad_to_contiguous_device (self, 1, arrays, sizes, alignment, NULL, error);
+}
+
+/**
+ * ds_scratchpad_to_contiguous_device: (skip)
+ * @self: a #DsScratchpad
+ * @n_arrays: the number of host arrays
+ * @arrays: (array length=n_arrays): the host arrays
+ * @sizes: (array length=n_arrays): their sizes in bytes
+ * @alignment: the alignment of each array in the device block (a power of
+ *   two, or 0 for 16)
+ * @device_ptrs: (array length=n_arrays) (out caller-allocates) (optional):
+ *   where to store the device address of each array
+ * @error: return location for a #GError
+ *
+ * Packs several host arrays into one contiguous device block with a single
+ * copy (DALI's `ToContiguousGPU`): each array is placed at the next
+ * multiple of @alignment, the whole is staged in pinned scratch and
+ * uploaded with one `cudaMemcpyAsync` on the device order's stream.
+ *
+ * Returns: (transfer none) (nullable): the device address of the block
+ *   (that of the first array), `NULL` if all sizes are 0, or `NULL` with
+ *   @error set
+ */
+gpointer
+ds_scratchpad_to_contiguous_device (DsScratchpad        *self,
+                                    guint                n_arrays,
+                                    const gconstpointer *arrays,
+                                    const gsize         *sizes,
+                                    gsize                alignment,
+                                    gpointer            *device_ptrs,
+                                    GError             **error)
+{
+  gsize total = 0;
+  guint8 *staging, *device;
+
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  g_return_val_if_fail (n_arrays == 0 || (arrays != NULL && sizes != NULL), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!ds_memory_check_size_alignment (0, &alignment, DS_SCRATCHPAD_DEFAULT_ALIGNMENT, error))
+    return NULL;
+
+  for (guint i = 0; i < n_arrays; i++)
+    {
+      gsize start = (total + alignment - 1) & ~(alignment - 1);
+
+      if (start < total || sizes[i] > G_MAXSIZE - start - alignment)
+        {
+          g_set_error_literal (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                               "The arrays' total size overflows");
+          return NULL;
+        }
+      g_return_val_if_fail (arrays[i] != NULL || sizes[i] == 0, NULL);
+      total = start + sizes[i];
+    }
+
+  if (total == 0)
+    {
+      for (guint i = 0; device_ptrs != NULL && i < n_arrays; i++)
+        device_ptrs[i] = NULL;
+      return NULL;
+    }
+
+  staging = ds_scratchpad_alloc (self, DS_MEMORY_KIND_PINNED, total, alignment, error);
+  if (staging == NULL)
+    return NULL;
+  device = ds_scratchpad_alloc (self, DS_MEMORY_KIND_DEVICE, total, alignment, error);
+  if (device == NULL)
+    return NULL;
+
+  total = 0;
+  for (guint i = 0; i < n_arrays; i++)
+    {
+      gsize start = (total + alignment - 1) & ~(alignment - 1);
+
+      if (sizes[i] > 0)
+        memcpy (staging + start, arrays[i], sizes[i]);
+      if (device_ptrs != NULL)
+        device_ptrs[i] = sizes[i] > 0 ? device + start : NULL;
+      total = start + sizes[i];
+    }
+
+#if HAVE_CUDA
+  {
+    DsCudaScope scope;
+    gboolean ok;
+    const DsAccessOrder *pinned_order = dealloc_order (self, DS_MEMORY_KIND_PINNED);
+
+    if (!ds_cuda_scope_enter_order (&scope, &self->device_order, error))
+      return NULL;
+    ok = DS_CUDA_CHECK (cudaMemcpyAsync (device, staging, total, cudaMemcpyHostToDevice,
+                                         self->device_order.stream), error);
+    ds_cuda_scope_leave (&scope);
+    if (!ok)
+      return NULL;
+
+    /* The staging block goes back in the pinned deallocation order; if
+     * that is not the device order, make it wait for the copy. */
+    if (!ds_access_order_equal (pinned_order, &self->device_order) &&
+        !ds_access_order_wait (pinned_order, &self->device_order, error))
+      return NULL;
+  }
+#endif
+
+  return device;
+}
+
+/**
+ * ds_scratchpad_get_device_order:
+ * @self: a #DsScratchpad
+ *
+ * The order device memory is allocated and released in. Before the first
+ * allocation of a GPU kind, a scratchpad made without a device order
+ * returns an unset order (neither host nor device); afterwards the legacy
+ * default stream of the device that was current then.
+ *
+ * Returns: (transfer none): the device order
+ */
+const DsAccessOrder *
+ds_scratchpad_get_device_order (DsScratchpad *self)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+
+  return &self->device_order;
+}
+
+/**
+ * ds_scratchpad_get_dealloc_order:
+ * @self: a #DsScratchpad
+ * @kind: a memory kind
+ *
+ * The order @kind memory is given back in: host order for host memory,
+ * the device order for device memory, the pinned or managed deallocation
+ * order (the device order unless set) for those kinds.
+ *
+ * Returns: (transfer none) (nullable): the order; `NULL` for host memory
+ *   (which needs none) and for an unknown kind
+ */
+const DsAccessOrder *
+ds_scratchpad_get_dealloc_order (DsScratchpad *self,
+                                 DsMemoryKind  kind)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), NULL);
+
+  return dealloc_order (self, kind);
+}
+
+/**
+ * ds_scratchpad_get_initial_size:
+ * @self: a #DsScratchpad
+ * @kind: a memory kind
+ *
+ * Returns: the size of the first block of @kind
+ */
+gsize
+ds_scratchpad_get_initial_size (DsScratchpad *self,
+                                DsMemoryKind  kind)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
+  g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), 0);
+
+  return self->arenas[kind].initial_size;
+}
+
+/**
+ * ds_scratchpad_get_reserved:
+ * @self: a #DsScratchpad
+ * @kind: a memory kind
+ *
+ * Returns: the bytes of @kind held from upstream (all blocks)
+ */
+guint64
+ds_scratchpad_get_reserved (DsScratchpad *self,
+                            DsMemoryKind  kind)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
+  g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), 0);
+
+  return self->arenas[kind].reserved;
+}
+
+/**
+ * ds_scratchpad_get_allocated:
+ * @self: a #DsScratchpad
+ * @kind: a memory kind
+ *
+ * Returns: the bytes of @kind handed out since the last release (the sum
+ *   of the requested sizes, without padding)
+ */
+guint64
+ds_scratchpad_get_allocated (DsScratchpad *self,
+                             DsMemoryKind  kind)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
+  g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), 0);
+
+  return self->arenas[kind].allocated;
+}
+
+/**
+ * ds_scratchpad_get_n_blocks:
+ * @self: a #DsScratchpad
+ * @kind: a memory kind
+ *
+ * Returns: the number of blocks of @kind held from upstream
+ */
+guint
+ds_scratchpad_get_n_blocks (DsScratchpad *self,
+                            DsMemoryKind  kind)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
+  g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), 0);
+
+  return self->arenas[kind].n_blocks;
+}
+
+/**
+ * ds_scratchpad_get_n_allocations:
+ * @self: a #DsScratchpad
+ * @kind: a memory kind
+ *
+ * Returns: the number of non-empty allocations of @kind since the last
+ *   release
+ */
+guint64
+ds_scratchpad_get_n_allocations (DsScratchpad *self,
+                                 DsMemoryKind  kind)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
+  g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), 0);
+
+  return self->arenas[kind].n_allocations;
+}
+
+guint64
+ds_scratchpad_get_generation (DsScratchpad *self)
+{
+  return self->generation;
+}
+
+const DsAccessOrder *
+ds_scratchpad_get_work_order (DsScratchpad *self)
+{
+  return &self->device_order;
+}
+
+static void
+ds_scratchpad_dispose (GObject *object)
+{
+  DsScratchpad *self = DS_SCRATCHPAD (object);
+
+  ds_scratchpad_release (self);
+
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      g_clear_object (&self->upstream[kind]);
+      g_clear_object (&self->resources[kind]);
+    }
+
+  G_OBJECT_CLASS (ds_scratchpad_parent_class)->dispose (object);
+}
+
+static void
+ds_scratchpad_finalize (GObject *object)
+{
+  DsScratchpad *self = DS_SCRATCHPAD (object);
+
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    ds_arena_clear (&self->arenas[kind]);
+
+  G_OBJECT_CLASS (ds_scratchpad_parent_class)->finalize (object);
+}
+
+static const DsAccessOrder *
+order_or_null (const DsAccessOrder *order)
+{
+  return order->type != DS_ACCESS_ORDER_TYPE_UNSET ? order : NULL;
+}
+
+static void
+ds_scratchpad_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  DsScratchpad *self = DS_SCRATCHPAD (object);
+
+  switch (prop_id)
+    {
+    case PROP_DEVICE_ORDER:
+      g_value_set_boxed (value, order_or_null (&self->device_order));
+      break;
+    case PROP_PINNED_DEALLOC_ORDER:
+      g_value_set_boxed (value, order_or_null (&self->pinned_dealloc_order));
+      break;
+    case PROP_MANAGED_DEALLOC_ORDER:
+      g_value_set_boxed (value, order_or_null (&self->managed_dealloc_order));
+      break;
+    case PROP_INITIAL_SIZE_HOST:
+    case PROP_INITIAL_SIZE_PINNED:
+    case PROP_INITIAL_SIZE_DEVICE:
+    case PROP_INITIAL_SIZE_MANAGED:
+      g_value_set_uint64 (value, self->arenas[prop_id - PROP_INITIAL_SIZE_HOST].initial_size);
+      break;
+    case PROP_HOST_RESOURCE:
+    case PROP_PINNED_RESOURCE:
+    case PROP_DEVICE_RESOURCE:
+    case PROP_MANAGED_RESOURCE:
+      {
+        guint kind = prop_id - PROP_HOST_RESOURCE;
+
+        g_value_set_object (value, self->resources[kind] != NULL ?
+                                   self->resources[kind] : self->upstream[kind]);
+      }
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ds_scratchpad_set_property (GObject      *object,
+                            guint         prop_id,
+                            const GValue *value,
+                            GParamSpec   *pspec)
+{
+  DsScratchpad *self = DS_SCRATCHPAD (object);
+
+  switch (prop_id)
+    {
+    case PROP_DEVICE_ORDER:
+      set_order (&self->device_order, g_value_get_boxed (value));
+      break;
+    case PROP_PINNED_DEALLOC_ORDER:
+      set_order (&self->pinned_dealloc_order, g_value_get_boxed (value));
+      break;
+    case PROP_MANAGED_DEALLOC_ORDER:
+      set_order (&self->managed_dealloc_order, g_value_get_boxed (value));
+      break;
+    case PROP_INITIAL_SIZE_HOST:
+    case PROP_INITIAL_SIZE_PINNED:
+    case PROP_INITIAL_SIZE_DEVICE:
+    case PROP_INITIAL_SIZE_MANAGED:
+      set_initial_size (self, prop_id - PROP_INITIAL_SIZE_HOST, g_value_get_uint64 (value));
+      break;
+    case PROP_HOST_RESOURCE:
+    case PROP_PINNED_RESOURCE:
+    case PROP_DEVICE_RESOURCE:
+    case PROP_MANAGED_RESOURCE:
+      {
+        guint kind = prop_id - PROP_HOST_RESOURCE;
+        DsMemoryResource *resource = g_value_get_object (value);
+
+        if (resource != NULL && ds_memory_resource_get_kind (resource) != kind)
+          {
+            g_critical ("%s: a %s resource cannot be the %s property",
+                        G_STRFUNC,
+                        ds_memory_kind_get_nick (ds_memory_resource_get_kind (resource)),
+                        pspec->name);
+            break;
+          }
+        g_set_object (&self->resources[kind], resource);
+      }
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ds_scratchpad_class_init (DsScratchpadClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  static const char * const kinds[] = { "host", "pinned", "device", "managed" };
+
+  object_class->dispose = ds_scratchpad_dispose;
+  object_class->finalize = ds_scratchpad_finalize;
+  object_class->get_property = ds_scratchpad_get_property;
+  object_class->set_property = ds_scratchpad_set_property;
+
+  /**
+   * DsScratchpad:device-order:
+   *
+   * The order device memory is allocated and released in, and the device
+   * (and driver context) of the GPU kinds. `NULL`: the legacy default
+   * stream of the device current at the first GPU allocation.
+   */
+  properties[PROP_DEVICE_ORDER] =
+    g_param_spec_boxed ("device-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
+                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * DsScratchpad:pinned-dealloc-order:
+   *
+   * The order pinned memory is given back in. `NULL`: the device order.
+   */
+  properties[PROP_PINNED_DEALLOC_ORDER] =
+    g_param_spec_boxed ("pinned-dealloc-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
+                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * DsScratchpad:managed-dealloc-order:
+   *
+   * The order managed memory is given back in. `NULL`: the device order.
+   */
+  properties[PROP_MANAGED_DEALLOC_ORDER] =
+    g_param_spec_boxed ("managed-dealloc-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
+                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * DsScratchpad:initial-size-host:
+   *
+   * The size of the first host block; each next one doubles. 0: 64 KiB.
+   */
+  /**
+   * DsScratchpad:initial-size-pinned:
+   *
+   * The size of the first pinned block; each next one doubles. 0: 64 KiB.
+   */
+  /**
+   * DsScratchpad:initial-size-device:
+   *
+   * The size of the first device block; each next one doubles. 0: 64 KiB.
+   */
+  /**
+   * DsScratchpad:initial-size-managed:
+   *
+   * The size of the first managed block; each next one doubles. 0: 64 KiB.
+   */
+  /**
+   * DsScratchpad:host-resource:
+   *
+   * Where host blocks come from. `NULL`: the default host resource.
+   */
+  /**
+   * DsScratchpad:pinned-resource:
+   *
+   * Where pinned blocks come from. `NULL`: the default pinned resource of
+   * the device order's device.
+   */
+  /**
+   * DsScratchpad:device-resource:
+   *
+   * Where device blocks come from. `NULL`: the default device resource of
+   * the device order's device.
+   */
+  /**
+   * DsScratchpad:managed-resource:
+   *
+   * Where managed blocks come from. `NULL`: the default managed resource of
+   * the device order's device.
+   */
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      g_autofree char *size_name = g_strdup_printf ("initial-size-%s", kinds[kind]);
+      g_autofree char *resource_name = g_strdup_printf ("%s-resource", kinds[kind]);
+
+      properties[PROP_INITIAL_SIZE_HOST + kind] =
+        g_param_spec_uint64 (g_intern_string (size_name), NULL, NULL,
+                             0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
+                             G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+      properties[PROP_HOST_RESOURCE + kind] =
+        g_param_spec_object (g_intern_string (resource_name), NULL, NULL,
+                             DS_TYPE_MEMORY_RESOURCE,
+                             G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+    }
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+ds_scratchpad_init (DsScratchpad *self)
+{
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    ds_arena_init (&self->arenas[kind], DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE);
+}
+
+/**
+ * ds_scratchpad_new:
+ * @device_order: (nullable): the order device memory is allocated and
+ *   released in; `NULL` for the legacy default stream of the device that
+ *   is current at the first GPU allocation
+ *
+ * Creates a scratchpad. Allocates nothing and makes no CUDA call.
+ *
+ * Returns: (transfer full): a new #DsScratchpad
+ */
+DsScratchpad *
+ds_scratchpad_new (const DsAccessOrder *device_order)
+{
+  return ds_scratchpad_new_full (device_order, NULL, NULL, NULL);
+}
+
+/**
+ * ds_scratchpad_new_full:
+ * @device_order: (nullable): the order device memory is allocated and
+ *   released in; `NULL` as in [ctor@Ds.Scratchpad.new]
+ * @pinned_dealloc_order: (nullable): the order pinned memory is given back
+ *   in; `NULL` for @device_order
+ * @managed_dealloc_order: (nullable): the order managed memory is given
+ *   back in; `NULL` for @device_order
+ * @initial_sizes: (nullable) (array fixed-size=4): the first block size of
+ *   each kind, indexed by [enum@Ds.MemoryKind]; 0 or `NULL` for 64 KiB
+ *
+ * Creates a scratchpad with every setting of DALI's `DynamicScratchpad`.
+ * Equivalent to `g_object_new()` with the matching properties.
+ *
+ * Returns: (transfer full): a new #DsScratchpad
+ */
+DsScratchpad *
+ds_scratchpad_new_full (const DsAccessOrder *device_order,
+                        const DsAccessOrder *pinned_dealloc_order,
+                        const DsAccessOrder *managed_dealloc_order,
+                        const gsize         *initial_sizes)
+{
+  DsScratchpad *self;
+
+  /* Set the construct-only fields directly: the same result as passing
+   * properties, without the GValue round trips on a per-unit-of-work path. */
+  self = g_object_new (DS_TYPE_SCRATCHPAD, NULL);
+  set_order (&self->device_order, device_order);
+  set_order (&self->pinned_dealloc_order, pinned_dealloc_order);
+  set_order (&self->managed_dealloc_order, managed_dealloc_order);
+  if (initial_sizes != NULL)
+    for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+      set_initial_size (self, kind, initial_sizes[kind]);
+
+  return self;
+}

@@ -1,0 +1,173 @@
+/* ds-scratchpad.h: the dynamic scratchpad
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined (DS_INSIDE) && !defined (DS_COMPILATION)
+# error "Only <ds.h> can be included directly."
+#endif
+
+#include <glib-object.h>
+
+#include "ds-types.h"
+#include "ds-access-order.h"
+#include "ds-memory-kind.h"
+#include "ds-memory-resource.h"
+#include "ds-scratchpad-iface.h"
+
+G_BEGIN_DECLS
+
+/**
+ * DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE:
+ *
+ * The size of the first block a scratchpad takes for a memory kind unless
+ * told otherwise: 64 KiB.
+ */
+#define DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE ((gsize) 65536)
+
+/**
+ * DS_SCRATCHPAD_DEFAULT_ALIGNMENT:
+ *
+ * The alignment used when an allocation asks for alignment 0.
+ */
+#define DS_SCRATCHPAD_DEFAULT_ALIGNMENT ((gsize) 16)
+
+#define DS_TYPE_SCRATCHPAD (ds_scratchpad_get_type ())
+
+DS_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (DsScratchpad, ds_scratchpad, DS, SCRATCHPAD, GObject)
+
+DS_AVAILABLE_IN_ALL
+DsScratchpad        *ds_scratchpad_new               (const DsAccessOrder  *device_order) G_GNUC_WARN_UNUSED_RESULT;
+DS_AVAILABLE_IN_ALL
+DsScratchpad        *ds_scratchpad_new_full          (const DsAccessOrder  *device_order,
+                                                      const DsAccessOrder  *pinned_dealloc_order,
+                                                      const DsAccessOrder  *managed_dealloc_order,
+                                                      const gsize          *initial_sizes) G_GNUC_WARN_UNUSED_RESULT;
+
+DS_AVAILABLE_IN_ALL
+gpointer             ds_scratchpad_alloc             (DsScratchpad         *self,
+                                                      DsMemoryKind          kind,
+                                                      gsize                 size,
+                                                      gsize                 alignment,
+                                                      GError              **error);
+DS_AVAILABLE_IN_ALL
+gpointer             ds_scratchpad_alloc_array       (DsScratchpad         *self,
+                                                      DsMemoryKind          kind,
+                                                      gsize                 element_size,
+                                                      gsize                 n_elements,
+                                                      gsize                 alignment,
+                                                      GError              **error);
+DS_AVAILABLE_IN_ALL
+DsBlock             *ds_scratchpad_alloc_block       (DsScratchpad         *self,
+                                                      DsMemoryKind          kind,
+                                                      gsize                 size,
+                                                      gsize                 alignment,
+                                                      GError              **error);
+DS_AVAILABLE_IN_ALL
+void                 ds_scratchpad_release           (DsScratchpad         *self);
+
+DS_AVAILABLE_IN_ALL
+gpointer             ds_scratchpad_to_device         (DsScratchpad         *self,
+                                                      gconstpointer         data,
+                                                      gsize                 size,
+                                                      gsize                 alignment,
+                                                      GError              **error);
+DS_AVAILABLE_IN_ALL
+gpointer             ds_scratchpad_to_contiguous_device (DsScratchpad      *self,
+                                                      guint                 n_arrays,
+                                                      const gconstpointer  *arrays,
+                                                      const gsize          *sizes,
+                                                      gsize                 alignment,
+                                                      gpointer             *device_ptrs,
+                                                      GError              **error);
+
+DS_AVAILABLE_IN_ALL
+const DsAccessOrder *ds_scratchpad_get_device_order  (DsScratchpad         *self);
+DS_AVAILABLE_IN_ALL
+const DsAccessOrder *ds_scratchpad_get_dealloc_order (DsScratchpad         *self,
+                                                      DsMemoryKind          kind);
+DS_AVAILABLE_IN_ALL
+gsize                ds_scratchpad_get_initial_size  (DsScratchpad         *self,
+                                                      DsMemoryKind          kind);
+DS_AVAILABLE_IN_ALL
+guint64              ds_scratchpad_get_reserved      (DsScratchpad         *self,
+                                                      DsMemoryKind          kind);
+DS_AVAILABLE_IN_ALL
+guint64              ds_scratchpad_get_allocated     (DsScratchpad         *self,
+                                                      DsMemoryKind          kind);
+DS_AVAILABLE_IN_ALL
+guint                ds_scratchpad_get_n_blocks      (DsScratchpad         *self,
+                                                      DsMemoryKind          kind);
+DS_AVAILABLE_IN_ALL
+guint64              ds_scratchpad_get_n_allocations (DsScratchpad         *self,
+                                                      DsMemoryKind          kind);
+
+/**
+ * DS_SCRATCHPAD_ALLOC_N:
+ * @self: a #DsScratchpad
+ * @kind: a #DsMemoryKind
+ * @type: the element type
+ * @n: the number of elements
+ * @error: return location for a #GError
+ *
+ * Allocates room for @n elements of @type, aligned for @type, and
+ * evaluates to a `type *`. `n * sizeof (type)` is checked for overflow.
+ */
+#define DS_SCRATCHPAD_ALLOC_N(self, kind, type, n, error) \
+  ((type *) ds_scratchpad_alloc_array ((self), (kind), sizeof (type), (n), \
+                                       MAX (G_ALIGNOF (type), DS_SCRATCHPAD_DEFAULT_ALIGNMENT), \
+                                       (error)))
+
+/**
+ * DS_SCRATCHPAD_ALLOC_HOST:
+ * @self: a #DsScratchpad
+ * @type: the element type
+ * @n: the number of elements
+ * @error: return location for a #GError
+ *
+ * [func@Ds.SCRATCHPAD_ALLOC_N] for host memory.
+ */
+#define DS_SCRATCHPAD_ALLOC_HOST(self, type, n, error) \
+  DS_SCRATCHPAD_ALLOC_N (self, DS_MEMORY_KIND_HOST, type, n, error)
+
+/**
+ * DS_SCRATCHPAD_ALLOC_PINNED:
+ * @self: a #DsScratchpad
+ * @type: the element type
+ * @n: the number of elements
+ * @error: return location for a #GError
+ *
+ * [func@Ds.SCRATCHPAD_ALLOC_N] for pinned memory.
+ */
+#define DS_SCRATCHPAD_ALLOC_PINNED(self, type, n, error) \
+  DS_SCRATCHPAD_ALLOC_N (self, DS_MEMORY_KIND_PINNED, type, n, error)
+
+/**
+ * DS_SCRATCHPAD_ALLOC_DEVICE:
+ * @self: a #DsScratchpad
+ * @type: the element type
+ * @n: the number of elements
+ * @error: return location for a #GError
+ *
+ * [func@Ds.SCRATCHPAD_ALLOC_N] for device memory (DALI's `AllocateGPU`).
+ */
+#define DS_SCRATCHPAD_ALLOC_DEVICE(self, type, n, error) \
+  DS_SCRATCHPAD_ALLOC_N (self, DS_MEMORY_KIND_DEVICE, type, n, error)
+
+/**
+ * DS_SCRATCHPAD_ALLOC_MANAGED:
+ * @self: a #DsScratchpad
+ * @type: the element type
+ * @n: the number of elements
+ * @error: return location for a #GError
+ *
+ * [func@Ds.SCRATCHPAD_ALLOC_N] for managed memory.
+ */
+#define DS_SCRATCHPAD_ALLOC_MANAGED(self, type, n, error) \
+  DS_SCRATCHPAD_ALLOC_N (self, DS_MEMORY_KIND_MANAGED, type, n, error)
+
+G_END_DECLS
