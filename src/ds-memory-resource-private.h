@@ -24,6 +24,16 @@ gboolean ds_memory_resolve_device       (DsMemoryKind kind,
                                          gint        *device,
                                          GError     **error);
 
+/* ds_memory_resource_get_default () for a scratchpad's hot path: called
+ * with the device and driver context of the scratchpad's device order
+ * current, and remembers per thread and kind the last answer for
+ * (@device, @context), so a lifecycle that needs the same default again
+ * takes no lock and makes no CUDA call. set_default () invalidates it. */
+DsMemoryResource *ds_memory_resource_get_default_cached (DsMemoryKind kind,
+                                                         gint         device,
+                                                         gpointer     context,
+                                                         GError     **error);
+
 static inline const char *
 ds_memory_kind_get_nick (DsMemoryKind kind)
 {

@@ -294,6 +294,7 @@ typedef struct
 } RegistryKey;
 
 static GMutex registry_lock;
+static gint registry_epoch = 1;  /* bumped by set_default (); 0 = never */
 static GHashTable *registry;   /* RegistryKey* -> DsMemoryResource* (owned) */
 static GPtrArray *graveyard;   /* replaced defaults, kept alive */
 
@@ -535,5 +536,42 @@ ds_memory_resource_set_default (DsMemoryKind      kind,
     }
   if (resource != NULL)
     g_hash_table_insert (registry, g_memdup2 (&key, sizeof key), g_object_ref (resource));
+  g_atomic_int_inc (&registry_epoch);
   g_mutex_unlock (&registry_lock);
+}
+
+typedef struct
+{
+  gint              epoch;
+  gint              device;
+  gpointer          context;
+  DsMemoryResource *resource;   /* no reference: the registry keeps it alive */
+} DefaultCacheEntry;
+
+static __thread DefaultCacheEntry default_cache[DS_N_MEMORY_KINDS];
+
+DsMemoryResource *
+ds_memory_resource_get_default_cached (DsMemoryKind   kind,
+                                       gint           device,
+                                       gpointer       context,
+                                       GError       **error)
+{
+  DefaultCacheEntry *entry = &default_cache[kind];
+  gint epoch = g_atomic_int_get (&registry_epoch);
+  DsMemoryResource *resource;
+
+  if (G_LIKELY (entry->epoch == epoch && entry->device == device &&
+                entry->context == context && device >= 0))
+    return entry->resource;
+
+  resource = ds_memory_resource_get_default (kind, device, error);
+  if (resource != NULL && device >= 0)
+    {
+      entry->epoch = epoch;
+      entry->device = device;
+      entry->context = context;
+      entry->resource = resource;
+    }
+
+  return resource;
 }

@@ -163,11 +163,12 @@ ensure_upstream (DsScratchpad  *self,
 
   if (self->resources[kind] != NULL)
     resource = self->resources[kind];
+  else if (kind == DS_MEMORY_KIND_HOST)
+    resource = ds_memory_resource_get_default_cached (kind, 0, NULL, error);
   else
-    resource = ds_memory_resource_get_default (kind,
-                                               kind == DS_MEMORY_KIND_HOST ? 0 :
-                                               self->device_order.device,
-                                               error);
+    resource = ds_memory_resource_get_default_cached (kind, self->device_order.device,
+                                                      self->device_order.context,
+                                                      error);
   if (resource == NULL)
     return FALSE;
 
