@@ -1,0 +1,64 @@
+# A unittest runner that prints TAP, so that meson shows every case.
+#
+# Copyright 2026 The ds authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import sys
+import traceback
+import unittest
+
+
+class TapResult(unittest.TestResult):
+    def __init__(self):
+        super().__init__()
+        self.number = 0
+
+    def _name(self, test):
+        return test.id().split('.', 1)[-1]
+
+    def _report(self, test, ok, directive=''):
+        self.number += 1
+        line = '%s %d - %s' % ('ok' if ok else 'not ok', self.number, self._name(test))
+        if directive:
+            line += ' # ' + directive
+        print(line, flush=True)
+
+    def _diagnose(self, err):
+        for line in ''.join(traceback.format_exception(*err)).splitlines():
+            print('# ' + line, flush=True)
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self._report(test, True)
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._report(test, False)
+        self._diagnose(err)
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._report(test, False)
+        self._diagnose(err)
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self._report(test, True, 'SKIP ' + reason.replace('\n', ' '))
+
+    def addExpectedFailure(self, test, err):
+        super().addExpectedFailure(test, err)
+        self._report(test, True, 'TODO expected failure')
+
+    def addUnexpectedSuccess(self, test):
+        super().addUnexpectedSuccess(test)
+        self._report(test, False, 'TODO unexpected success')
+
+
+def main(module='__main__'):
+    """Runs every TestCase of @module and exits 0 when all passed."""
+    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[module])
+    print('TAP version 13', flush=True)
+    result = TapResult()
+    suite.run(result)
+    print('1..%d' % result.number, flush=True)
+    sys.exit(0 if result.wasSuccessful() else 1)

@@ -1,0 +1,553 @@
+#!/usr/bin/python3
+# Ds-1.0 from Python through GObject-Introspection (PyGObject).
+#
+# Copyright 2026 The ds authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Run by meson (suite 'gi') with GI_TYPELIB_PATH and LD_LIBRARY_PATH set to
+# the build tree and PYTHONPATH to introspection/overrides. Prints TAP.
+#
+# On a machine without a GPU the pinned, device and managed kinds must fail
+# with Ds.Error.NO_DEVICE (NOT_SUPPORTED in a -Dcuda=disabled build); the
+# GPU cases check that and skip the real GPU path with the reason. Where a
+# GPU is present they test the real path instead.
+
+import ctypes
+import gc
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import gi  # noqa: E402
+
+gi.require_version('GLib', '2.0')
+gi.require_version('GObject', '2.0')
+gi.require_version('Ds', '1.0')
+from gi.repository import GLib, GObject, Ds  # noqa: E402
+
+import tap  # noqa: E402
+import unittest  # noqa: E402
+
+HOST = Ds.MemoryKind.HOST
+PINNED = Ds.MemoryKind.PINNED
+DEVICE = Ds.MemoryKind.DEVICE
+MANAGED = Ds.MemoryKind.MANAGED
+GPU_KINDS = (PINNED, DEVICE, MANAGED)
+ALL_KINDS = (HOST,) + GPU_KINDS
+KiB = 1024
+MiB = 1024 * KiB
+DS_ERROR_DOMAIN = GLib.quark_to_string(Ds.error_quark())
+
+
+def default_order():
+    # The legacy default stream of the current device: building it touches
+    # no CUDA API.
+    return Ds.AccessOrder.new_for_handle(0, -1)
+
+
+def probe_gpu():
+    """None when the GPU kinds work, else the GLib.Error that says why not."""
+    sp = Ds.Scratchpad.new(default_order())
+    try:
+        sp.alloc(DEVICE, 16, 0)
+    except GLib.Error as e:
+        return e
+    finally:
+        sp.release()
+    return None
+
+
+GPU_ERROR = probe_gpu()
+NO_GPU_REASON = None if GPU_ERROR is None else 'no usable GPU: ' + GPU_ERROR.message
+
+
+class DsTestCase(unittest.TestCase):
+    def assertDsError(self, error, code):
+        self.assertEqual(error.domain, DS_ERROR_DOMAIN, error.message)
+        self.assertEqual(error.code, int(code), error.message)
+        self.assertTrue(error.message)
+
+    def assertRaisesDsError(self, code, func, *args):
+        with self.assertRaises(GLib.Error) as cm:
+            func(*args)
+        self.assertDsError(cm.exception, code)
+        return cm.exception
+
+
+class TestEnums(DsTestCase):
+    def test_memory_kind_values(self):
+        self.assertEqual([int(k) for k in ALL_KINDS], [0, 1, 2, 3])
+        self.assertEqual([k.value_nick for k in ALL_KINDS],
+                         ['host', 'pinned', 'device', 'managed'])
+        self.assertTrue(issubclass(Ds.MemoryKind, GObject.GEnum))
+
+    def test_error_codes(self):
+        self.assertEqual(int(Ds.Error.INVALID_ARGUMENT), 0)
+        self.assertEqual(int(Ds.Error.NOT_SUPPORTED), 1)
+        self.assertEqual(int(Ds.Error.NO_DEVICE), 2)
+        self.assertEqual(int(Ds.Error.OUT_OF_MEMORY), 3)
+        self.assertEqual(int(Ds.Error.CUDA), 4)
+        self.assertEqual(DS_ERROR_DOMAIN, 'ds-error-quark')
+
+
+class TestAccessOrder(DsTestCase):
+    def test_host(self):
+        order = Ds.AccessOrder.new_host()
+        self.assertTrue(order.is_host())
+        self.assertFalse(order.is_device())
+        self.assertEqual(order.get_stream_handle(), 0)
+        self.assertTrue(order.equal(Ds.AccessOrder.new_host()))
+
+    def test_stream_handle(self):
+        order = Ds.AccessOrder.new_for_handle(0, -1)
+        self.assertFalse(order.is_host())
+        self.assertTrue(order.is_device())
+        self.assertEqual(order.get_stream_handle(), 0)
+        self.assertFalse(order.equal(Ds.AccessOrder.new_host()))
+        # A stream handle is an integer: any value round-trips.
+        fake = Ds.AccessOrder.new_for_handle(0x7f00deadbe00, 0)
+        self.assertEqual(fake.get_stream_handle(), 0x7f00deadbe00)
+        self.assertEqual(fake.get_device(), 0)
+        self.assertTrue(fake.equal(fake.copy()))
+        self.assertFalse(fake.equal(order))
+
+    def test_host_wait_is_a_no_op(self):
+        # Host orders never call into CUDA, even on a machine without one.
+        host = Ds.AccessOrder.new_host()
+        self.assertTrue(host.wait(Ds.AccessOrder.new_host()))
+        order = default_order()
+        self.assertTrue(order.wait(host))
+
+    def test_boxed_property_round_trip(self):
+        order = Ds.AccessOrder.new_for_handle(0x1000, 0)
+        sp = Ds.Scratchpad(device_order=order)
+        self.assertTrue(sp.props.device_order.equal(order))
+        self.assertTrue(sp.get_device_order().equal(order))
+
+
+class TestScratchpad(DsTestCase):
+    def test_properties(self):
+        pinned_order = Ds.AccessOrder.new_host()
+        sp = Ds.Scratchpad(device_order=default_order(),
+                           pinned_dealloc_order=pinned_order,
+                           initial_size_host=1 * MiB,
+                           initial_size_device=4 * MiB)
+        self.assertEqual(sp.props.initial_size_host, 1 * MiB)
+        self.assertEqual(sp.props.initial_size_device, 4 * MiB)
+        self.assertEqual(sp.props.initial_size_pinned, 64 * KiB)
+        self.assertEqual(sp.props.initial_size_managed, 64 * KiB)
+        self.assertEqual(sp.get_initial_size(HOST), 1 * MiB)
+        self.assertEqual(sp.get_initial_size(MANAGED), 64 * KiB)
+        self.assertTrue(sp.get_dealloc_order(PINNED).is_host())
+        # managed-dealloc-order defaults to the device order.
+        self.assertTrue(sp.get_dealloc_order(MANAGED).equal(sp.get_device_order()))
+        self.assertIsInstance(sp, Ds.ScratchpadIface)
+
+    def test_construct_only(self):
+        sp = Ds.Scratchpad()
+        pspec = Ds.Scratchpad.find_property('initial-size-host')
+        self.assertTrue(pspec.flags & GObject.ParamFlags.CONSTRUCT_ONLY)
+        self.assertEqual(pspec.value_type, GObject.TYPE_UINT64)
+        for name in ('device-order', 'pinned-dealloc-order', 'managed-dealloc-order',
+                     'host-resource', 'pinned-resource', 'device-resource',
+                     'managed-resource', 'initial-size-pinned',
+                     'initial-size-device', 'initial-size-managed'):
+            self.assertIsNotNone(Ds.Scratchpad.find_property(name), name)
+        # Construction allocates nothing.
+        for kind in ALL_KINDS:
+            self.assertEqual(sp.get_reserved(kind), 0)
+            self.assertEqual(sp.get_n_blocks(kind), 0)
+
+    def test_new_full(self):
+        sizes = [1 * MiB, 0, 4 * MiB, 0]
+        sp = Ds.Scratchpad.new_full(default_order(), Ds.AccessOrder.new_host(), None, sizes)
+        self.assertEqual([sp.get_initial_size(k) for k in ALL_KINDS],
+                         [1 * MiB, 64 * KiB, 4 * MiB, 64 * KiB])
+        self.assertTrue(sp.get_dealloc_order(PINNED).is_host())
+        self.assertTrue(sp.get_dealloc_order(MANAGED).equal(sp.get_device_order()))
+        # A host request that fits the 1 MiB first block takes just that.
+        sp.alloc(HOST, 768 * KiB, 0)
+        self.assertEqual(sp.get_n_blocks(HOST), 1)
+        self.assertEqual(sp.get_reserved(HOST), 1 * MiB)
+
+    def test_zero_initial_size_is_default(self):
+        sp = Ds.Scratchpad(initial_size_host=0)
+        self.assertEqual(sp.get_initial_size(HOST), 64 * KiB)
+
+    def test_host_block_round_trip(self):
+        sp = Ds.Scratchpad.new(default_order())
+        block = sp.alloc(HOST, 1000, 64)
+        self.assertEqual(block.get_kind(), HOST)
+        self.assertEqual(block.get_size(), 1000)
+        self.assertIsInstance(block.get_address(), int)
+        self.assertNotEqual(block.get_address(), 0)
+        self.assertEqual(block.get_address() % 64, 0)
+        self.assertIs(block.get_scratchpad(), sp)
+        self.assertTrue(block.is_valid())
+
+        data = bytes(range(256)) * 3
+        self.assertTrue(block.write(10, GLib.Bytes.new(data)))
+        self.assertEqual(block.read(10, len(data)).get_data(), data)
+
+        self.assertTrue(block.fill(0x5a))
+        self.assertEqual(block.read(0, 1000).get_data(), b'\x5a' * 1000)
+
+        # The memory really is at the address: read it with ctypes.
+        self.assertEqual(ctypes.string_at(block.get_address(), 4), b'\x5a' * 4)
+
+    def test_block_bounds(self):
+        sp = Ds.Scratchpad()
+        block = sp.alloc(HOST, 100, 0)
+        self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT, block.read, 90, 20)
+        self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT,
+                                 block.write, 99, GLib.Bytes.new(b'ab'))
+        self.assertEqual(block.read(100, 0).get_data(), b'')
+
+    def test_zero_size(self):
+        sp = Ds.Scratchpad()
+        self.assertIsNone(sp.alloc(HOST, 0, 0))
+        self.assertEqual(sp.get_n_blocks(HOST), 0)
+
+    def test_bad_alignment(self):
+        sp = Ds.Scratchpad()
+        for alignment in (3, 24, 100):
+            e = self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT,
+                                         sp.alloc, HOST, 16, alignment)
+            self.assertIn(str(alignment), e.message)
+        # Nothing was set up by the failures.
+        self.assertEqual(sp.get_n_blocks(HOST), 0)
+        self.assertEqual(sp.get_reserved(HOST), 0)
+
+    def test_size_overflow(self):
+        sp = Ds.Scratchpad()
+        gsize_max = 2 ** (8 * ctypes.sizeof(ctypes.c_size_t)) - 1
+        self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT,
+                                 sp.alloc, HOST, gsize_max, 16)
+        self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT,
+                                 sp.alloc, HOST, gsize_max - 8, 4096)
+        self.assertEqual(sp.get_n_blocks(HOST), 0)
+
+    def test_unknown_kind(self):
+        sp = Ds.Scratchpad()
+        # PyGObject checks enum values itself; what reaches C must be a
+        # Ds.Error, never a crash.
+        try:
+            sp.alloc(7, 16, 0)
+        except GLib.Error as e:
+            self.assertDsError(e, Ds.Error.INVALID_ARGUMENT)
+        except (TypeError, ValueError):
+            pass
+        else:
+            self.fail('an unknown kind was accepted')
+
+    def test_growth_and_stats(self):
+        sp = Ds.Scratchpad()
+        a = sp.alloc(HOST, 1000, 0)
+        self.assertEqual(sp.get_n_blocks(HOST), 1)
+        self.assertEqual(sp.get_reserved(HOST), 64 * KiB)
+        self.assertEqual(sp.get_n_allocations(HOST), 1)
+        self.assertGreaterEqual(sp.get_allocated(HOST), 1000)
+        b = sp.alloc(HOST, 1000, 0)
+        self.assertEqual(sp.get_n_blocks(HOST), 1)
+        self.assertNotEqual(a.get_address(), b.get_address())
+        # Does not fit in the rest of the first block: a second, bigger one.
+        sp.alloc(HOST, 100 * KiB, 0)
+        self.assertEqual(sp.get_n_blocks(HOST), 2)
+        self.assertGreaterEqual(sp.get_reserved(HOST), 64 * KiB + 128 * KiB)
+        self.assertEqual(sp.get_n_allocations(HOST), 3)
+        for kind in GPU_KINDS:
+            self.assertEqual(sp.get_reserved(kind), 0)
+
+    def test_release(self):
+        sp = Ds.Scratchpad()
+        block = sp.alloc(HOST, 4 * KiB, 0)
+        generation = block.get_generation()
+        sp.release()
+        self.assertFalse(block.is_valid())
+        self.assertEqual(sp.get_reserved(HOST), 0)
+        self.assertEqual(sp.get_allocated(HOST), 0)
+        self.assertEqual(sp.get_n_blocks(HOST), 0)
+        self.assertRaises(GLib.Error, block.read, 0, 1)
+        # Usable again, and blocks from before are told apart.
+        again = sp.alloc(HOST, 4 * KiB, 0)
+        self.assertTrue(again.is_valid())
+        self.assertNotEqual(again.get_generation(), generation)
+        self.assertEqual(sp.get_n_blocks(HOST), 1)
+
+    def test_block_keeps_scratchpad_alive(self):
+        sp = Ds.Scratchpad()
+        block = sp.alloc(HOST, 64, 0)
+        del sp
+        gc.collect()
+        self.assertTrue(block.is_valid())
+        self.assertTrue(block.write(0, GLib.Bytes.new(b'x' * 64)))
+        self.assertEqual(block.read(0, 64).get_data(), b'x' * 64)
+        self.assertIsInstance(block.get_scratchpad(), Ds.Scratchpad)
+
+    def test_default_host_resource(self):
+        res = Ds.MemoryResource.get_default(HOST, -1)
+        self.assertEqual(res.get_kind(), HOST)
+        self.assertIs(res, Ds.MemoryResource.get_default(HOST, -1))
+
+
+class TestKernelContext(DsTestCase):
+    def test_run_creates_scratchpad(self):
+        ctx = Ds.KernelContext.new(default_order(), None)
+        self.assertIsNone(ctx.get_scratchpad())
+        seen = []
+
+        def work(context, data):
+            sp = context.get_scratchpad()
+            self.assertIsInstance(sp, Ds.Scratchpad)
+            block = sp.alloc(HOST, 100, 0)
+            block.write(0, GLib.Bytes.new(b'k' * 100))
+            seen.append((data, sp.get_n_allocations(HOST)))
+            return True
+
+        self.assertTrue(ctx.run(work, 'payload'))
+        self.assertEqual(seen, [('payload', 1)])
+        # The scratchpad existed for the call only.
+        self.assertIsNone(ctx.get_scratchpad())
+
+    def test_run_uses_given_scratchpad(self):
+        sp = Ds.Scratchpad()
+        ctx = Ds.KernelContext.new(Ds.AccessOrder.new_host(), sp)
+        self.assertTrue(ctx.get_order().is_host())
+
+        def work(context, data):
+            self.assertIs(context.get_scratchpad(), sp)
+            context.get_scratchpad().alloc(HOST, 10, 0)
+            return True
+
+        self.assertTrue(ctx.run(work, None))
+        self.assertIs(ctx.get_scratchpad(), sp)
+        self.assertEqual(sp.get_n_allocations(HOST), 1)
+
+    def test_run_error(self):
+        ctx = Ds.KernelContext.new(default_order(), None)
+
+        def work(context, data):
+            context.get_scratchpad().alloc(HOST, 16, 3)  # bad alignment
+            return True
+
+        self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT, ctx.run, work, None)
+        self.assertIsNone(ctx.get_scratchpad())
+
+
+class RecordingHostResource(GObject.Object, Ds.MemoryResource):
+    """A host memory resource in Python that records what it is asked."""
+
+    def __init__(self, fail=False):
+        super().__init__()
+        self.calls = []
+        self.live = {}
+        self.fail = fail
+
+    def do_get_kind(self):
+        return HOST
+
+    def do_allocate(self, size, alignment):
+        self.calls.append(('allocate', size, alignment))
+        if self.fail:
+            raise GLib.Error.new_literal(Ds.error_quark(), 'recording resource is full',
+                                         int(Ds.Error.OUT_OF_MEMORY))
+        buf = ctypes.create_string_buffer(size + alignment)
+        address = (ctypes.addressof(buf) + alignment - 1) & ~(alignment - 1)
+        self.live[address] = (buf, size, alignment)
+        return address
+
+    def do_deallocate(self, ptr, size, alignment):
+        self.calls.append(('deallocate', ptr, size, alignment))
+        buf, live_size, live_alignment = self.live.pop(ptr)
+        assert (live_size, live_alignment) == (size, alignment), \
+            'deallocate with other size/alignment than allocate'
+
+    def allocations(self):
+        return [c for c in self.calls if c[0] == 'allocate']
+
+    def deallocations(self):
+        return [c for c in self.calls if c[0] == 'deallocate']
+
+
+class TestPythonResource(DsTestCase):
+    def test_resource_interface(self):
+        res = RecordingHostResource()
+        self.assertIsInstance(res, Ds.MemoryResource)
+        self.assertEqual(res.get_kind(), HOST)
+        self.assertFalse(res.is_stream_ordered())
+        ptr = res.allocate(100, 32)
+        # PyGObject (3.42) cannot marshal a gpointer vfunc return or
+        # argument: the address must cross as an integer.
+        self.assertIn(ptr, res.live,
+                      'the address returned by do_allocate did not reach C intact: '
+                      'DsMemoryResource\'s allocate/deallocate (and the _async '
+                      'ones) need (type guintptr) on the pointer')
+        self.assertEqual(ptr % 32, 0)
+        res.deallocate(ptr, 100, 32)
+        self.assertEqual(res.calls, [('allocate', 100, 32), ('deallocate', ptr, 100, 32)])
+
+    def test_scratchpad_uses_python_upstream(self):
+        res = RecordingHostResource()
+        sp = Ds.Scratchpad(host_resource=res)
+        self.assertIs(sp.props.host_resource, res)
+        self.assertEqual(res.calls, [], 'construction must allocate nothing')
+
+        small = sp.alloc(HOST, 1000, 64)
+        self.assertEqual(len(res.allocations()), 1)
+        _, size0, align0 = res.allocations()[0]
+        self.assertEqual(size0, 64 * KiB)
+        base = next(iter(res.live))
+        self.assertTrue(base <= small.get_address() < base + size0)
+        self.assertEqual(small.get_address() % 64, 0)
+
+        # The memory is the resource's: what goes in through the block is
+        # in the Python buffer.
+        small.write(0, GLib.Bytes.new(b'python!'))
+        self.assertEqual(ctypes.string_at(small.get_address(), 7), b'python!')
+
+        # A second block, twice the first, for a request that does not fit.
+        sp.alloc(HOST, 100 * KiB, 0)
+        self.assertEqual(len(res.allocations()), 2)
+        size1 = res.allocations()[1][1]
+        self.assertGreaterEqual(size1, 2 * size0)
+        self.assertGreaterEqual(size1, 100 * KiB)
+        self.assertEqual(res.deallocations(), [])
+
+        del small
+        sp.release()
+        deallocs = res.deallocations()
+        self.assertEqual(len(deallocs), 2, 'every block back exactly once')
+        # Newest first, each with the size and alignment it was taken with.
+        allocated = [(size, align) for _, size, align in res.allocations()]
+        self.assertEqual([(size, align) for _, _, size, align in deallocs],
+                         list(reversed(allocated)))
+        self.assertEqual(res.live, {})
+        self.assertEqual(sp.get_reserved(HOST), 0)
+
+        # Finalize gives back what a reused scratchpad took.
+        sp.alloc(HOST, 10, 0)
+        self.assertEqual(len(res.allocations()), 3)
+        del sp
+        gc.collect()
+        self.assertEqual(len(res.deallocations()), 3)
+        self.assertEqual(res.live, {})
+
+    def test_upstream_failure(self):
+        res = RecordingHostResource(fail=True)
+        sp = Ds.Scratchpad(host_resource=res)
+        with self.assertRaises(GLib.Error) as cm:
+            sp.alloc(HOST, 100, 0)
+        self.assertEqual(cm.exception.domain, DS_ERROR_DOMAIN)
+        self.assertIn(cm.exception.code, (int(Ds.Error.OUT_OF_MEMORY), int(Ds.Error.CUDA)))
+        self.assertEqual(sp.get_n_blocks(HOST), 0)
+        # The scratchpad stays consistent and works once the upstream does.
+        res.fail = False
+        block = sp.alloc(HOST, 100, 0)
+        self.assertTrue(block.is_valid())
+        sp.release()
+        self.assertEqual(res.live, {})
+
+
+class TestOverrides(DsTestCase):
+    def test_with_releases(self):
+        res = RecordingHostResource()
+        with Ds.Scratchpad(host_resource=res) as sp:
+            sp.alloc(HOST, 100, 0)
+            self.assertEqual(len(res.live), 1)
+        self.assertEqual(res.live, {})
+        self.assertEqual(sp.get_reserved(HOST), 0)
+
+    def test_with_releases_on_exception(self):
+        sp = Ds.Scratchpad()
+        with self.assertRaises(KeyError):
+            with sp:
+                sp.alloc(HOST, 100, 0)
+                raise KeyError('boom')
+        self.assertEqual(sp.get_n_blocks(HOST), 0)
+
+    def test_memoryview(self):
+        sp = Ds.Scratchpad()
+        block = sp.alloc(HOST, 256, 0)
+        block.fill(0)
+        mv = block.memoryview()
+        self.assertEqual(len(mv), 256)
+        self.assertFalse(mv.readonly)
+        mv[0:5] = b'hello'
+        self.assertEqual(block.read(0, 5).get_data(), b'hello')
+        block.write(10, GLib.Bytes.new(b'zero-copy'))
+        self.assertEqual(bytes(mv[10:19]), b'zero-copy')
+        # The view keeps the block, and so its memory, alive.
+        del block
+        gc.collect()
+        self.assertEqual(bytes(mv[0:5]), b'hello')
+        mv.release()
+
+    def test_memoryview_after_release(self):
+        sp = Ds.Scratchpad()
+        block = sp.alloc(HOST, 16, 0)
+        sp.release()
+        self.assertRaises(ValueError, block.memoryview)
+
+    def test_no_cuda_array_interface_for_host(self):
+        sp = Ds.Scratchpad()
+        block = sp.alloc(HOST, 16, 0)
+        self.assertFalse(hasattr(block, '__cuda_array_interface__'))
+
+
+class TestGpuKinds(DsTestCase):
+    def test_gpu_kinds_without_gpu(self):
+        if GPU_ERROR is None:
+            self.skipTest('a GPU is present: the GPU kinds are tested for real below')
+        sp = Ds.Scratchpad()
+        for kind in GPU_KINDS:
+            with self.assertRaises(GLib.Error) as cm:
+                sp.alloc(kind, 1024, 0)
+            e = cm.exception
+            self.assertEqual(e.domain, DS_ERROR_DOMAIN)
+            self.assertIn(e.code, (int(Ds.Error.NO_DEVICE), int(Ds.Error.NOT_SUPPORTED)),
+                          e.message)
+            self.assertTrue(e.message, 'the error must say why')
+            # The failure set nothing up; the host kind still works.
+            self.assertEqual(sp.get_n_blocks(kind), 0)
+            self.assertEqual(sp.get_reserved(kind), 0)
+        self.assertTrue(sp.alloc(HOST, 1024, 0).is_valid())
+
+    def test_gpu_round_trip(self):
+        if GPU_ERROR is not None:
+            self.skipTest(NO_GPU_REASON)
+        sp = Ds.Scratchpad.new(default_order())
+        data = bytes(range(256)) * 16
+        for kind in GPU_KINDS:
+            block = sp.alloc(kind, len(data), 256)
+            self.assertEqual(block.get_address() % 256, 0)
+            block.write(0, GLib.Bytes.new(data))
+            self.assertEqual(block.read(0, len(data)).get_data(), data, kind.value_nick)
+            block.fill(7)
+            self.assertEqual(block.read(0, 16).get_data(), b'\x07' * 16)
+            self.assertGreater(sp.get_reserved(kind), 0)
+        sp.release()
+        for kind in GPU_KINDS:
+            self.assertEqual(sp.get_reserved(kind), 0)
+
+    def test_gpu_overrides(self):
+        if GPU_ERROR is not None:
+            self.skipTest(NO_GPU_REASON)
+        sp = Ds.Scratchpad.new(default_order())
+        device = sp.alloc(DEVICE, 4096, 0)
+        cai = device.__cuda_array_interface__
+        self.assertEqual(cai['version'], 3)
+        self.assertEqual(cai['shape'], (4096,))
+        self.assertEqual(cai['data'], (device.get_address(), False))
+        self.assertEqual(cai['stream'], 1)  # legacy default stream
+        self.assertRaises(ValueError, device.memoryview)
+        pinned = sp.alloc(PINNED, 64, 0)
+        mv = pinned.memoryview()
+        mv[0:3] = b'abc'
+        self.assertEqual(pinned.read(0, 3).get_data(), b'abc')
+        self.assertTrue(hasattr(pinned, '__cuda_array_interface__'))
+        mv.release()
+
+
+if __name__ == '__main__':
+    tap.main()
