@@ -14,16 +14,103 @@
 
 G_BEGIN_DECLS
 
+/**
+ * DS_POOL_RESOURCE_DEFAULT_MAX_CACHED_SIZE:
+ *
+ * The default of [property@Ds.PoolResource:max-cached-size]: 4 GiB.
+ */
+#define DS_POOL_RESOURCE_DEFAULT_MAX_CACHED_SIZE (G_GUINT64_CONSTANT (1) << 32)
+
+#define DS_TYPE_POOL_STATS (ds_pool_stats_get_type ())
+
+typedef struct _DsPoolStats DsPoolStats;
+
+/**
+ * DsPoolStats:
+ * @upstream_allocations: blocks taken from the upstream resource
+ * @upstream_deallocations: blocks given back to the upstream resource
+ * @cache_hits: requests served from the pool's cache
+ * @cache_misses: requests that went to the upstream resource (this
+ *   includes requests too large or too aligned to be cached)
+ * @events_recorded: CUDA events recorded to mark the end of the work that
+ *   may use a block given back in a stream's order (`cudaEventRecord`)
+ * @events_created: CUDA events created (`cudaEventCreateWithFlags`);
+ *   events are reused, so this stops growing once the pool is warm
+ * @event_queries: non-blocking completion checks (`cudaEventQuery` and
+ *   `cudaStreamQuery`)
+ * @stream_waits: streams made to wait for another stream's release
+ *   (`cudaStreamWaitEvent`)
+ * @event_waits: blocking waits for a release to complete
+ *   (`cudaEventSynchronize`, `cudaStreamSynchronize`); only on trim,
+ *   under memory pressure and at finalization
+ * @bytes_held: bytes currently held from the upstream resource, in use or
+ *   cached
+ * @bytes_cached: bytes currently cached: held but not in use, including
+ *   blocks that wait for stream work to finish
+ * @bytes_in_use: bytes currently handed out and not given back; each
+ *   request counts its size rounded up to a multiple of 256 bytes
+ * @peak_bytes_in_use: the highest @bytes_in_use seen (the pool's peak
+ *   concurrent demand)
+ * @n_cached_blocks: blocks currently cached
+ *
+ * Statistics of a [class@Ds.PoolResource], from
+ * [method@Ds.PoolResource.get_stats].
+ *
+ * The pool's CUDA calls are the sum of @events_recorded, @events_created,
+ * @event_queries, @stream_waits and @event_waits, plus whatever the
+ * upstream resource does for @upstream_allocations and
+ * @upstream_deallocations.
+ */
+struct _DsPoolStats
+{
+  guint64 upstream_allocations;
+  guint64 upstream_deallocations;
+  guint64 cache_hits;
+  guint64 cache_misses;
+  guint64 events_recorded;
+  guint64 events_created;
+  guint64 event_queries;
+  guint64 stream_waits;
+  guint64 event_waits;
+  guint64 bytes_held;
+  guint64 bytes_cached;
+  guint64 bytes_in_use;
+  guint64 peak_bytes_in_use;
+  guint64 n_cached_blocks;
+
+  /*< private >*/
+  guint64 _ds_reserved[8];
+};
+
+DS_AVAILABLE_IN_ALL
+GType             ds_pool_stats_get_type               (void) G_GNUC_CONST;
+DS_AVAILABLE_IN_ALL
+DsPoolStats      *ds_pool_stats_copy                   (const DsPoolStats *self) G_GNUC_WARN_UNUSED_RESULT;
+DS_AVAILABLE_IN_ALL
+void              ds_pool_stats_free                   (DsPoolStats       *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DsPoolStats, ds_pool_stats_free)
+
 #define DS_TYPE_POOL_RESOURCE (ds_pool_resource_get_type ())
 
 DS_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (DsPoolResource, ds_pool_resource, DS, POOL_RESOURCE, GObject)
 
 DS_AVAILABLE_IN_ALL
-DsMemoryResource *ds_pool_resource_new          (DsMemoryResource *upstream) G_GNUC_WARN_UNUSED_RESULT;
+DsMemoryResource *ds_pool_resource_new                 (DsMemoryResource  *upstream) G_GNUC_WARN_UNUSED_RESULT;
+
 DS_AVAILABLE_IN_ALL
-DsMemoryResource *ds_pool_resource_get_upstream (DsPoolResource   *self);
+DsMemoryResource *ds_pool_resource_get_upstream        (DsPoolResource    *self);
 DS_AVAILABLE_IN_ALL
-guint64           ds_pool_resource_trim         (DsPoolResource   *self);
+guint64           ds_pool_resource_get_max_cached_size (DsPoolResource    *self);
+DS_AVAILABLE_IN_ALL
+void              ds_pool_resource_set_max_cached_size (DsPoolResource    *self,
+                                                        guint64            max_cached_size);
+
+DS_AVAILABLE_IN_ALL
+void              ds_pool_resource_get_stats           (DsPoolResource    *self,
+                                                        DsPoolStats       *stats);
+DS_AVAILABLE_IN_ALL
+guint64           ds_pool_resource_trim                (DsPoolResource    *self);
 
 G_END_DECLS
