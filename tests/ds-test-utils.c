@@ -1,0 +1,283 @@
+/* ds-test-utils.c: what the test programs share
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#define _GNU_SOURCE 1
+
+#include "config.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+#include "ds-test-utils.h"
+
+void
+ds_test_init (int    *argc,
+              char ***argv)
+{
+  g_test_init (argc, argv, NULL);
+}
+
+/* Availability ------------------------------------------------------------ */
+
+static char *unavailable_reason;
+
+gboolean
+ds_test_cuda_available (void)
+{
+  static gsize once;
+  static gboolean available;
+
+  if (g_once_init_enter (&once))
+    {
+#if HAVE_CUDA
+      int count = 0;
+      cudaError_t result = cudaGetDeviceCount (&count);
+
+      (void) cudaGetLastError ();
+      if (result != cudaSuccess)
+        unavailable_reason = g_strdup_printf ("no CUDA device: %s (%s)",
+                                              cudaGetErrorName (result),
+                                              cudaGetErrorString (result));
+      else if (count == 0)
+        unavailable_reason = g_strdup ("no CUDA device: the driver sees 0 devices");
+      else
+        available = TRUE;
+#else
+      unavailable_reason = g_strdup ("ds was built without CUDA (-Dcuda=disabled)");
+#endif
+      g_once_init_leave (&once, 1);
+    }
+
+  return available;
+}
+
+const char *
+ds_test_cuda_unavailable_reason (void)
+{
+  if (ds_test_cuda_available ())
+    return NULL;
+  return unavailable_reason;
+}
+
+/* Ranges ------------------------------------------------------------------ */
+
+gboolean
+ds_test_ranges_overlap (gconstpointer a,
+                        gsize         a_size,
+                        gconstpointer b,
+                        gsize         b_size)
+{
+  guintptr pa = (guintptr) a, pb = (guintptr) b;
+
+  if (a_size == 0 || b_size == 0)
+    return FALSE;
+
+  return pa < pb + b_size && pb < pa + a_size;
+}
+
+/* Stream handles for comparisons --------------------------------------- */
+
+gpointer
+ds_test_stream_handle (guint index)
+{
+  g_assert_cmpuint (index, <, 8);
+
+#if HAVE_CUDA
+  if (ds_test_cuda_available ())
+    {
+      static gpointer streams[8];
+      static GMutex lock;
+      gpointer stream;
+
+      g_mutex_lock (&lock);
+      if (streams[index] == NULL)
+        streams[index] = ds_test_stream_new ();
+      stream = streams[index];
+      g_mutex_unlock (&lock);
+
+      return stream;
+    }
+#endif
+
+  return (gpointer) (guintptr) (0x1000 + 0x100 * index);
+}
+
+/* The CUDA call spy ------------------------------------------------------- */
+
+static guint spy_count;
+static const char *spy_last;
+
+void
+ds_test_cuda_spy_reset (void)
+{
+  g_atomic_int_set (&spy_count, 0);
+  g_atomic_pointer_set (&spy_last, NULL);
+}
+
+guint
+ds_test_cuda_spy_get_count (void)
+{
+  return g_atomic_int_get (&spy_count);
+}
+
+const char *
+ds_test_cuda_spy_get_last (void)
+{
+  return g_atomic_pointer_get (&spy_last);
+}
+
+#if HAVE_CUDA
+
+static void
+spy_note (const char *name)
+{
+  g_atomic_int_inc (&spy_count);
+  g_atomic_pointer_set (&spy_last, name);
+}
+
+static gpointer
+spy_lookup (const char *name)
+{
+  gpointer fn = dlsym (RTLD_NEXT, name);
+
+  if (fn == NULL)
+    g_error ("CUDA spy: cannot find the real %s: %s", name, dlerror ());
+  return fn;
+}
+
+/* Defines NAME so that it counts the call and forwards it to the CUDA
+ * runtime's NAME. A definition in the executable takes precedence over the
+ * one in libcudart.so, for the library's code (linked into the test
+ * program) as for the test's own. */
+#define SPY(name, params, args) \
+  cudaError_t CUDARTAPI \
+  name params \
+  { \
+    static cudaError_t (*real) params; \
+    spy_note (#name); \
+    if (g_atomic_pointer_get (&real) == NULL) \
+      g_atomic_pointer_set (&real, spy_lookup (#name)); \
+    return real args; \
+  }
+
+SPY (cudaGetDeviceCount, (int *count), (count))
+SPY (cudaGetDevice, (int *device), (device))
+SPY (cudaSetDevice, (int device), (device))
+SPY (cudaInitDevice, (int device, unsigned int device_flags, unsigned int flags),
+     (device, device_flags, flags))
+SPY (cudaStreamGetDevice, (cudaStream_t stream, int *device), (stream, device))
+SPY (cudaStreamGetId, (cudaStream_t stream, unsigned long long *id), (stream, id))
+SPY (cudaGetDriverEntryPointByVersion,
+     (const char *symbol, void **fn, unsigned int version, unsigned long long flags,
+      enum cudaDriverEntryPointQueryResult *status),
+     (symbol, fn, version, flags, status))
+SPY (cudaStreamSynchronize, (cudaStream_t stream), (stream))
+SPY (cudaStreamQuery, (cudaStream_t stream), (stream))
+SPY (cudaStreamWaitEvent, (cudaStream_t stream, cudaEvent_t event, unsigned int flags),
+     (stream, event, flags))
+SPY (cudaEventCreate, (cudaEvent_t *event), (event))
+SPY (cudaEventCreateWithFlags, (cudaEvent_t *event, unsigned int flags), (event, flags))
+SPY (cudaEventRecord, (cudaEvent_t event, cudaStream_t stream), (event, stream))
+SPY (cudaEventDestroy, (cudaEvent_t event), (event))
+SPY (cudaEventQuery, (cudaEvent_t event), (event))
+SPY (cudaEventSynchronize, (cudaEvent_t event), (event))
+SPY (cudaDeviceSynchronize, (void), ())
+SPY (cudaHostAlloc, (void **ptr, size_t size, unsigned int flags), (ptr, size, flags))
+SPY (cudaMallocHost, (void **ptr, size_t size), (ptr, size))
+SPY (cudaMalloc, (void **ptr, size_t size), (ptr, size))
+SPY (cudaMallocManaged, (void **ptr, size_t size, unsigned int flags), (ptr, size, flags))
+SPY (cudaMallocAsync, (void **ptr, size_t size, cudaStream_t stream), (ptr, size, stream))
+SPY (cudaFree, (void *ptr), (ptr))
+SPY (cudaFreeHost, (void *ptr), (ptr))
+SPY (cudaFreeAsync, (void *ptr, cudaStream_t stream), (ptr, stream))
+SPY (cudaMemcpy, (void *dst, const void *src, size_t count, enum cudaMemcpyKind kind),
+     (dst, src, count, kind))
+SPY (cudaMemcpyAsync, (void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                       cudaStream_t stream),
+     (dst, src, count, kind, stream))
+SPY (cudaMemsetAsync, (void *ptr, int value, size_t count, cudaStream_t stream),
+     (ptr, value, count, stream))
+SPY (cudaLaunchHostFunc, (cudaStream_t stream, cudaHostFn_t fn, void *data),
+     (stream, fn, data))
+SPY (cudaGetLastError, (void), ())
+SPY (cudaPeekAtLastError, (void), ())
+
+gboolean
+ds_test_cuda_spy_works (void)
+{
+  int count;
+
+  /* Calling through the runtime must be seen by the spy. */
+  ds_test_cuda_spy_reset ();
+  (void) cudaGetDeviceCount (&count);
+  (void) cudaGetLastError ();
+  return ds_test_cuda_spy_get_count () == 2;
+}
+
+/* Streams ----------------------------------------------------------------- */
+
+cudaStream_t
+ds_test_stream_new (void)
+{
+  cudaStream_t stream = NULL;
+
+  DS_TEST_CUDA_CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  return stream;
+}
+
+void
+ds_test_stream_free (cudaStream_t stream)
+{
+  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (stream));
+  DS_TEST_CUDA_CHECK (cudaStreamDestroy (stream));
+}
+
+typedef struct
+{
+  guint  ms;
+  gint  *flag;
+} HostFuncData;
+
+static void CUDART_CB
+sleep_then_set (void *user_data)
+{
+  HostFuncData *data = user_data;
+
+  if (data->ms > 0)
+    g_usleep (data->ms * G_TIME_SPAN_MILLISECOND);
+  if (data->flag != NULL)
+    g_atomic_int_set (data->flag, 1);
+  g_free (data);
+}
+
+void
+ds_test_stream_sleep (cudaStream_t  stream,
+                      guint         ms,
+                      gint         *done)
+{
+  HostFuncData *data = g_new0 (HostFuncData, 1);
+
+  data->ms = ms;
+  data->flag = done;
+  DS_TEST_CUDA_CHECK (cudaLaunchHostFunc (stream, sleep_then_set, data));
+}
+
+void
+ds_test_stream_set_flag (cudaStream_t  stream,
+                         gint         *flag)
+{
+  ds_test_stream_sleep (stream, 0, flag);
+}
+
+#else /* !HAVE_CUDA */
+
+gboolean
+ds_test_cuda_spy_works (void)
+{
+  return FALSE;
+}
+
+#endif

@@ -1,0 +1,129 @@
+/* ds-test-utils.h: what the test programs share
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "config.h"
+
+#include <ds.h>
+
+#if HAVE_CUDA
+# include <cuda_runtime_api.h>
+#endif
+
+G_BEGIN_DECLS
+
+/* g_test_init () plus what every ds test wants. */
+void         ds_test_init                    (int          *argc,
+                                              char       ***argv);
+
+/* Whether a CUDA device is usable. Checked once per process (one
+ * cudaGetDeviceCount). */
+gboolean     ds_test_cuda_available          (void);
+/* Why not, e.g. "no CUDA device: cudaErrorInsufficientDriver (CUDA driver
+ * version is insufficient for CUDA runtime version)". */
+const char  *ds_test_cuda_unavailable_reason (void);
+
+/* Skips the current test, with the reason, when there is no usable CUDA
+ * device; returns from the calling (void) test function. */
+#define DS_TEST_REQUIRE_CUDA() \
+  G_STMT_START { \
+    if (!ds_test_cuda_available ()) \
+      { \
+        g_test_skip (ds_test_cuda_unavailable_reason ()); \
+        return; \
+      } \
+  } G_STMT_END
+
+/* Skips when there IS a usable CUDA device (for the cases that check what
+ * happens without one). */
+#define DS_TEST_REQUIRE_NO_CUDA() \
+  G_STMT_START { \
+    if (ds_test_cuda_available ()) \
+      { \
+        g_test_skip ("a CUDA device is usable here; this case checks the " \
+                     "behaviour without one"); \
+        return; \
+      } \
+  } G_STMT_END
+
+/* The error GPU kinds fail with on a machine without a usable device. */
+#if HAVE_CUDA
+# define DS_TEST_NO_DEVICE_ERROR DS_ERROR_NO_DEVICE
+#else
+# define DS_TEST_NO_DEVICE_ERROR DS_ERROR_NOT_SUPPORTED
+#endif
+
+/* The CUDA call spy: the test programs interpose the CUDA runtime
+ * functions that ds uses (device, stream, event, allocation and copy
+ * calls, cudaGetLastError, cudaGetDriverEntryPoint*), count every call
+ * made through them and forward it to the real runtime. Used to show that
+ * host-order operations never call CUDA. Always 0 without CUDA support. */
+void         ds_test_cuda_spy_reset          (void);
+guint        ds_test_cuda_spy_get_count      (void);
+/* The name of the last intercepted call since the last reset, or NULL. */
+const char  *ds_test_cuda_spy_get_last       (void);
+/* Whether the spy is active (it is not when the CUDA runtime symbols could
+ * not be interposed). */
+gboolean     ds_test_cuda_spy_works          (void);
+
+#define ds_test_assert_no_cuda_calls() \
+  G_STMT_START { \
+    g_assert_cmpstr (ds_test_cuda_spy_get_last (), ==, NULL); \
+    g_assert_cmpuint (ds_test_cuda_spy_get_count (), ==, 0); \
+  } G_STMT_END
+
+/* A stream handle for the tests that only store and compare orders:
+ * without CUDA a made-up handle (never dereferenced: ds makes no CUDA call
+ * for it there); with CUDA a real non-blocking stream, created on first use
+ * and kept for the life of the process, since ds looks a real handle up
+ * (its context and id). Distinct for each @index < 8. */
+gpointer     ds_test_stream_handle           (guint         index);
+
+/* Whether [a, a + a_size) and [b, b + b_size) overlap. */
+gboolean     ds_test_ranges_overlap          (gconstpointer a,
+                                              gsize         a_size,
+                                              gconstpointer b,
+                                              gsize         b_size);
+
+#define ds_test_assert_aligned(ptr, alignment) \
+  g_assert_cmpuint (((guintptr) (ptr)) % (alignment), ==, 0)
+
+/* Polls @cond (an expression) every millisecond for at most @timeout_ms;
+ * evaluates to its last value. */
+#define ds_test_wait_until(cond, timeout_ms) \
+  ({ gint64 _end = g_get_monotonic_time () + (timeout_ms) * (gint64) 1000; \
+     gboolean _ok; \
+     while (!(_ok = !!(cond)) && g_get_monotonic_time () < _end) \
+       g_usleep (1000); \
+     _ok; })
+
+#if HAVE_CUDA
+
+#define DS_TEST_CUDA_CHECK(call) \
+  G_STMT_START { \
+    cudaError_t _r = (call); \
+    if (_r != cudaSuccess) \
+      g_error ("%s:%d: %s failed: %s (%s)", __FILE__, __LINE__, #call, \
+               cudaGetErrorName (_r), cudaGetErrorString (_r)); \
+  } G_STMT_END
+
+/* A new non-blocking stream on the current device. */
+cudaStream_t ds_test_stream_new              (void);
+void         ds_test_stream_free             (cudaStream_t  stream);
+
+/* Queues on @stream a host function that sleeps @ms milliseconds and then
+ * sets *@done (atomically) to 1. The stream cannot go on before that. */
+void         ds_test_stream_sleep            (cudaStream_t  stream,
+                                              guint         ms,
+                                              gint         *done);
+/* Queues on @stream a host function that sets *@flag to 1. */
+void         ds_test_stream_set_flag         (cudaStream_t  stream,
+                                              gint         *flag);
+
+#endif
+
+G_END_DECLS

@@ -1,0 +1,595 @@
+/* test-arena.c: the internal monotonic arena (ds-arena-private.h)
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Runs on any machine: the upstream is the recording test resource, and the
+ * device orders are made-up streams that are only compared, never used.
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ds-arena-private.h"
+#include "ds-test-resource.h"
+#include "ds-test-utils.h"
+
+#define KiB ((gsize) 1024)
+#define FAKE_STREAM (ds_test_stream_handle (0))
+
+typedef struct
+{
+  DsTestResource   *sync;
+  DsTestResource   *async;
+  DsArena           arena;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  user_data)
+{
+  f->sync = ds_test_resource_new (DS_MEMORY_KIND_DEVICE, FALSE);
+  f->async = ds_test_resource_new (DS_MEMORY_KIND_DEVICE, TRUE);
+  ds_arena_init (&f->arena, user_data != NULL ? GPOINTER_TO_SIZE (user_data) : 64 * KiB);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  user_data)
+{
+  ds_arena_clear (&f->arena);
+  g_assert_finalize_object (f->sync);
+  g_assert_finalize_object (f->async);
+}
+
+static gpointer
+grow_or_bump (Fixture          *f,
+              DsMemoryResource *upstream,
+              gsize             size,
+              gsize             alignment)
+{
+  g_autoptr(GError) error = NULL;
+  gpointer p = ds_arena_try_bump (&f->arena, size, alignment);
+
+  if (p == NULL)
+    {
+      p = ds_arena_grow (&f->arena, upstream, NULL, size, alignment, &error);
+      g_assert_no_error (error);
+    }
+  g_assert_nonnull (p);
+  ds_test_assert_aligned (p, alignment);
+
+  return p;
+}
+
+static void
+test_empty (Fixture       *f,
+            gconstpointer  user_data)
+{
+  g_test_summary ("A new arena holds nothing and cannot bump");
+
+  g_assert_cmpuint (f->arena.n_blocks, ==, 0);
+  g_assert_cmpuint (f->arena.reserved, ==, 0);
+  g_assert_cmpuint (f->arena.allocated, ==, 0);
+  g_assert_cmpuint (f->arena.n_allocations, ==, 0);
+  g_assert_cmpuint (f->arena.initial_size, ==, 64 * KiB);
+  g_assert_null (ds_arena_try_bump (&f->arena, 1, 1));
+  g_assert_null (ds_arena_try_bump (&f->arena, 16, 16));
+
+  /* Releasing an empty arena calls nothing. */
+  g_assert_true (ds_arena_release (&f->arena, DS_MEMORY_RESOURCE (f->sync), NULL, NULL));
+  g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 0);
+}
+
+static void
+test_next_block_size (Fixture       *f,
+                      gconstpointer  user_data)
+{
+  g_test_summary ("The next block is the current block size, or the smallest "
+                  "doubling of it that fits the request with its worst-case "
+                  "alignment padding; 0 when that cannot be represented");
+
+  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 1, 16), ==, 64 * KiB);
+  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 64 * KiB, 16), ==, 64 * KiB);
+  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 64 * KiB + 1, 16), ==, 128 * KiB);
+  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 300000, 16), ==, 512 * KiB);
+  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 64 * KiB, DS_ARENA_BLOCK_ALIGNMENT), ==, 64 * KiB);
+  /* Alignment beyond the block alignment needs room for padding. */
+  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 64 * KiB, 4096), ==, 128 * KiB);
+  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, G_MAXSIZE - 10, 1 << 20), ==, 0);
+  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, G_MAXSIZE / 2 + 2, 16), >=, G_MAXSIZE / 2 + 2);
+}
+
+static void
+test_growth (Fixture       *f,
+             gconstpointer  user_data)
+{
+  DsMemoryResource *up = DS_MEMORY_RESOURCE (f->sync);
+  gpointer p;
+  DsTestCall call;
+  guint i;
+
+  g_test_summary ("Blocks: first the initial size, then ×2 each; a large "
+                  "request gets the smallest doubling that fits; bumps "
+                  "inside a block call no upstream; the old tail is "
+                  "abandoned");
+
+  p = grow_or_bump (f, up, 1, 16);
+  g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 1);
+  call = ds_test_resource_get_call (f->sync, 0);
+  g_assert_cmpint (call.op, ==, DS_TEST_OP_ALLOCATE);
+  g_assert_cmpuint (call.size, ==, 64 * KiB);
+  g_assert_true (p == call.ptr);
+  g_assert_cmpuint (f->arena.n_blocks, ==, 1);
+  g_assert_cmpuint (f->arena.reserved, ==, 64 * KiB);
+
+  /* Bumps inside the block: no upstream call. */
+  for (i = 0; i < 100; i++)
+    {
+      gpointer q = grow_or_bump (f, up, 100, 16);
+
+      g_assert_true (ds_test_resource_owns (f->sync, q, 100));
+    }
+  g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 1);
+
+  /* 64 KiB no longer fits: the next block is 128 KiB. */
+  p = grow_or_bump (f, up, 64 * KiB, 16);
+  g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 2);
+  call = ds_test_resource_get_call (f->sync, 1);
+  g_assert_cmpuint (call.size, ==, 128 * KiB);
+  g_assert_true (p == call.ptr);
+
+  /* The tail of the 64 KiB block is abandoned: small requests now come
+   * from the newest block. */
+  p = grow_or_bump (f, up, 16, 16);
+  g_assert_true ((guintptr) p >= (guintptr) call.ptr &&
+                 (guintptr) p < (guintptr) call.ptr + call.size);
+
+  /* Larger than the next doubling (256 KiB): the smallest doubling that
+   * fits, 512 KiB. */
+  p = grow_or_bump (f, up, 300000, 16);
+  call = ds_test_resource_get_call (f->sync, 2);
+  g_assert_cmpuint (call.size, ==, 512 * KiB);
+  g_assert_true (p == call.ptr);
+
+  /* And the one after that doubles again. */
+  p = grow_or_bump (f, up, 512 * KiB, 16);
+  call = ds_test_resource_get_call (f->sync, 3);
+  g_assert_cmpuint (call.size, ==, 1024 * KiB);
+
+  /* An exact fit takes no bigger block than needed. */
+  p = grow_or_bump (f, up, 2048 * KiB, 16);
+  call = ds_test_resource_get_call (f->sync, 4);
+  g_assert_cmpuint (call.size, ==, 2048 * KiB);
+
+  g_assert_cmpuint (f->arena.n_blocks, ==, 5);
+  g_assert_cmpuint (f->arena.reserved, ==, (64 + 128 + 512 + 1024 + 2048) * KiB);
+  g_assert_cmpuint (f->arena.reserved, ==, ds_test_resource_get_live_bytes (f->sync));
+
+  for (i = 0; i < 5; i++)
+    g_assert_cmpuint (ds_test_resource_get_call (f->sync, i).alignment, ==, DS_ARENA_BLOCK_ALIGNMENT);
+
+  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+  ds_test_resource_assert_clean (f->sync);
+}
+
+static void
+test_custom_initial_size (Fixture       *f,
+                          gconstpointer  user_data)
+{
+  DsMemoryResource *up = DS_MEMORY_RESOURCE (f->sync);
+
+  g_test_summary ("The first block has the arena's initial size");
+
+  g_assert_cmpuint (f->arena.initial_size, ==, 1000);
+  grow_or_bump (f, up, 1, 1);
+  grow_or_bump (f, up, 1000, 1);
+  grow_or_bump (f, up, 1, 1);
+  g_assert_cmpuint (ds_test_resource_get_call (f->sync, 0).size, ==, 1000);
+  g_assert_cmpuint (ds_test_resource_get_call (f->sync, 1).size, ==, 2000);
+  g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 2);
+
+  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+  ds_test_resource_assert_clean (f->sync);
+}
+
+static void
+test_stats (Fixture       *f,
+            gconstpointer  user_data)
+{
+  DsMemoryResource *up = DS_MEMORY_RESOURCE (f->sync);
+
+  g_test_summary ("allocated counts requested bytes, n_allocations the "
+                  "allocations, reserved the upstream bytes");
+
+  grow_or_bump (f, up, 10, 16);
+  grow_or_bump (f, up, 20, 64);
+  grow_or_bump (f, up, 100 * KiB, 16);
+  g_assert_cmpuint (f->arena.allocated, ==, 10 + 20 + 100 * KiB);
+  g_assert_cmpuint (f->arena.n_allocations, ==, 3);
+  g_assert_cmpuint (f->arena.reserved, ==, (64 + 128) * KiB);
+
+  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+  g_assert_cmpuint (f->arena.allocated, ==, 0);
+  g_assert_cmpuint (f->arena.n_allocations, ==, 0);
+  g_assert_cmpuint (f->arena.reserved, ==, 0);
+  g_assert_cmpuint (f->arena.n_blocks, ==, 0);
+  ds_test_resource_assert_clean (f->sync);
+}
+
+static void
+test_release_newest_first (Fixture       *f,
+                           gconstpointer  user_data)
+{
+  DsMemoryResource *up = DS_MEMORY_RESOURCE (f->sync);
+  gpointer blocks[4];
+  guint i, n;
+
+  g_test_summary ("Release gives every block back once, newest first, with "
+                  "the size and alignment it was taken with, and empties the "
+                  "arena");
+
+  for (i = 0; i < 4; i++)
+    {
+      grow_or_bump (f, up, 64 * KiB << i, 16);
+      blocks[i] = ds_test_resource_get_call (f->sync, i).ptr;
+    }
+  g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 4);
+
+  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+
+  n = ds_test_resource_get_n_calls (f->sync);
+  g_assert_cmpuint (n, ==, 8);
+  for (i = 0; i < 4; i++)
+    {
+      DsTestCall call = ds_test_resource_get_call (f->sync, 4 + i);
+
+      g_assert_cmpint (call.op, ==, DS_TEST_OP_DEALLOCATE);
+      g_assert_true (call.ptr == blocks[3 - i]);
+    }
+  ds_test_resource_assert_clean (f->sync);
+
+  g_assert_cmpuint (f->arena.n_blocks, ==, 0);
+  g_assert_null (ds_arena_try_bump (&f->arena, 1, 1));
+
+  /* Releasing again gives nothing back twice. */
+  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+  g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 8);
+}
+
+static void
+test_usable_after_release (Fixture       *f,
+                           gconstpointer  user_data)
+{
+  DsMemoryResource *up = DS_MEMORY_RESOURCE (f->sync);
+  guint cycle;
+
+  g_test_summary ("After release the arena takes a new block on the next "
+                  "request and never hands out memory of a released block "
+                  "(DALI's stale bump pointer)");
+
+  for (cycle = 0; cycle < 50; cycle++)
+    {
+      guint i, n_before = ds_test_resource_count_allocs (f->sync);
+
+      for (i = 0; i < 1 + cycle % 7; i++)
+        {
+          gsize size = 1 + g_test_rand_int_range (0, 40000);
+          gpointer p = grow_or_bump (f, up, size, 16);
+
+          g_assert_true (ds_test_resource_owns (f->sync, p, size));
+          memset (p, 0x5a, size);
+        }
+      g_assert_cmpuint (ds_test_resource_count_allocs (f->sync), >, n_before);
+
+      g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+      ds_test_resource_assert_clean (f->sync);
+      g_assert_cmpuint (f->arena.next_size, ==, f->arena.initial_size);
+    }
+}
+
+static void
+test_failure (Fixture       *f,
+              gconstpointer  user_data)
+{
+  DsMemoryResource *up = DS_MEMORY_RESOURCE (f->sync);
+  g_autoptr(GError) error = NULL;
+  DsArena before;
+  gpointer p, q;
+
+  g_test_summary ("An upstream failure leaves the arena exactly as it was: "
+                  "later bumps use the old block, release returns it once");
+
+  g_assert_null (ds_arena_try_bump (&f->arena, 8, 8));
+  ds_test_resource_fail_next (f->sync, 1);
+  g_assert_null (ds_arena_grow (&f->arena, up, NULL, 8, 8, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY);
+  g_clear_error (&error);
+  g_assert_cmpuint (f->arena.n_blocks, ==, 0);
+  g_assert_cmpuint (f->arena.reserved, ==, 0);
+  g_assert_cmpuint (f->arena.next_size, ==, 64 * KiB);
+
+  p = grow_or_bump (f, up, 8, 8);
+  before = f->arena;
+
+  ds_test_resource_fail_next (f->sync, 1);
+  g_assert_null (ds_arena_grow (&f->arena, up, NULL, 1 << 20, 16, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY);
+  g_clear_error (&error);
+
+  /* Beyond what the upstream will give. */
+  g_assert_null (ds_arena_grow (&f->arena, up, NULL, G_MAXSIZE / 2 + 2, 16, &error));
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == DS_ERROR);
+  g_clear_error (&error);
+
+  /* Representable only without doubling: still refused, nothing kept. */
+  g_assert_null (ds_arena_grow (&f->arena, up, NULL, G_MAXSIZE - 10, 1 << 20, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  g_assert_true (f->arena.cur == before.cur);
+  g_assert_true (f->arena.end == before.end);
+  g_assert_cmpuint (f->arena.n_blocks, ==, before.n_blocks);
+  g_assert_cmpuint (f->arena.reserved, ==, before.reserved);
+  g_assert_cmpuint (f->arena.allocated, ==, before.allocated);
+  g_assert_cmpuint (f->arena.n_allocations, ==, before.n_allocations);
+  g_assert_cmpuint (f->arena.next_size, ==, before.next_size);
+
+  q = ds_arena_try_bump (&f->arena, 8, 8);
+  g_assert_true ((guint8 *) q == (guint8 *) p + 8);
+
+  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+  ds_test_resource_assert_clean (f->sync);
+  g_assert_cmpuint (ds_test_resource_count_deallocs (f->sync), ==, 1);
+}
+
+static void
+test_large_alignment (Fixture       *f,
+                      gconstpointer  user_data)
+{
+  DsMemoryResource *up = DS_MEMORY_RESOURCE (f->sync);
+  gsize alignment;
+
+  g_test_summary ("Alignments beyond the block alignment are honoured, with "
+                  "the padding inside the block");
+
+  for (alignment = 1; alignment <= (1 << 20); alignment <<= 1)
+    {
+      gpointer p = grow_or_bump (f, up, 1000, alignment);
+
+      g_assert_true (ds_test_resource_owns (f->sync, p, 1000));
+    }
+
+  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+  ds_test_resource_assert_clean (f->sync);
+}
+
+typedef struct
+{
+  guintptr start;
+  gsize    size;
+} Range;
+
+static gint
+compare_ranges (gconstpointer a,
+                gconstpointer b)
+{
+  const Range *ra = a, *rb = b;
+
+  return ra->start < rb->start ? -1 : ra->start > rb->start ? 1 : 0;
+}
+
+static void
+test_random (Fixture       *f,
+             gconstpointer  user_data)
+{
+  DsMemoryResource *up = DS_MEMORY_RESOURCE (f->sync);
+  g_autoptr(GArray) ranges = g_array_new (FALSE, FALSE, sizeof (Range));
+  guint i;
+
+  g_test_summary ("Random sizes and alignments: every pointer aligned, inside "
+                  "a live upstream block, and no two allocations overlap");
+
+  for (i = 0; i < 2000; i++)
+    {
+      Range r;
+      gsize alignment = (gsize) 1 << g_test_rand_int_range (0, 13);
+      gpointer p;
+
+      r.size = 1 + (g_test_rand_bit () ? g_test_rand_int_range (0, 64) :
+                                         g_test_rand_int_range (0, 100000));
+      p = grow_or_bump (f, up, r.size, alignment);
+      g_assert_true (ds_test_resource_owns (f->sync, p, r.size));
+      r.start = (guintptr) p;
+      g_array_append_val (ranges, r);
+    }
+
+  g_array_sort (ranges, compare_ranges);
+  for (i = 1; i < ranges->len; i++)
+    {
+      Range *prev = &g_array_index (ranges, Range, i - 1);
+      Range *cur = &g_array_index (ranges, Range, i);
+
+      g_assert_cmpuint (prev->start + prev->size, <=, cur->start);
+    }
+
+  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+  ds_test_resource_assert_clean (f->sync);
+}
+
+static void
+test_device_order_stream_ordered (Fixture       *f,
+                                  gconstpointer  user_data)
+{
+  DsMemoryResource *up = DS_MEMORY_RESOURCE (f->async);
+  g_autoptr(DsAccessOrder) order = ds_access_order_new_stream (FAKE_STREAM, 0);
+  g_autoptr(GError) error = NULL;
+  guint i;
+
+  g_test_summary ("With a device order, a stream-ordered upstream gets "
+                  "allocate_async and deallocate_async in that order, newest "
+                  "first — with no CUDA call by the arena itself");
+
+  g_assert_nonnull (ds_arena_grow (&f->arena, up, order, 100, 16, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (ds_arena_grow (&f->arena, up, order, 100 * KiB, 16, &error));
+  g_assert_no_error (error);
+
+  for (i = 0; i < 2; i++)
+    {
+      DsTestCall call = ds_test_resource_get_call (f->async, i);
+
+      g_assert_cmpint (call.op, ==, DS_TEST_OP_ALLOCATE_ASYNC);
+      g_assert_true (call.has_order);
+      g_assert_true (ds_access_order_equal (&call.order, order));
+    }
+
+  ds_test_cuda_spy_reset ();
+  g_assert_true (ds_arena_release (&f->arena, up, order, &error));
+  g_assert_no_error (error);
+  ds_test_assert_no_cuda_calls ();
+
+  g_assert_cmpuint (ds_test_resource_get_n_calls (f->async), ==, 4);
+  for (i = 0; i < 2; i++)
+    {
+      DsTestCall call = ds_test_resource_get_call (f->async, 2 + i);
+      DsTestCall alloc = ds_test_resource_get_call (f->async, 1 - i);
+
+      g_assert_cmpint (call.op, ==, DS_TEST_OP_DEALLOCATE_ASYNC);
+      g_assert_true (call.has_order);
+      g_assert_true (ds_access_order_equal (&call.order, order));
+      g_assert_true (call.ptr == alloc.ptr);
+      g_assert_cmpuint (call.size, ==, alloc.size);
+      g_assert_cmpuint (call.alignment, ==, alloc.alignment);
+    }
+  ds_test_resource_assert_clean (f->async);
+}
+
+static void
+test_host_order_plain_deallocate (Fixture       *f,
+                                  gconstpointer  user_data)
+{
+  DsMemoryResource *up = DS_MEMORY_RESOURCE (f->async);
+  g_autoptr(DsAccessOrder) host = ds_access_order_new_host ();
+  g_autoptr(GError) error = NULL;
+
+  g_test_summary ("In host order (NULL or a host DsAccessOrder), even a "
+                  "stream-ordered upstream gets plain allocate/deallocate");
+
+  grow_or_bump (f, up, 100, 16);
+  g_assert_true (ds_arena_release (&f->arena, up, NULL, &error));
+  g_assert_no_error (error);
+
+  g_assert_nonnull (ds_arena_grow (&f->arena, up, NULL, 100, 16, &error));
+  g_assert_true (ds_arena_release (&f->arena, up, host, &error));
+  g_assert_no_error (error);
+
+  g_assert_cmpuint (ds_test_resource_count (f->async, DS_TEST_OP_ALLOCATE), ==, 2);
+  g_assert_cmpuint (ds_test_resource_count (f->async, DS_TEST_OP_DEALLOCATE), ==, 2);
+  g_assert_cmpuint (ds_test_resource_count (f->async, DS_TEST_OP_ALLOCATE_ASYNC), ==, 0);
+  g_assert_cmpuint (ds_test_resource_count (f->async, DS_TEST_OP_DEALLOCATE_ASYNC), ==, 0);
+  ds_test_resource_assert_clean (f->async);
+}
+
+static void
+test_device_order_sync_upstream_no_device (Fixture       *f,
+                                           gconstpointer  user_data)
+{
+  DsMemoryResource *up = DS_MEMORY_RESOURCE (f->sync);
+  g_autoptr(DsAccessOrder) order = ds_access_order_new_stream (FAKE_STREAM, 0);
+  g_autoptr(GError) error = NULL;
+
+  DS_TEST_REQUIRE_NO_CUDA ();
+
+  g_test_summary ("With a device order that cannot be waited for and an "
+                  "upstream that is not stream-ordered, blocks are kept "
+                  "(leaked) rather than given back early; the arena is "
+                  "empty and the error says why");
+
+  grow_or_bump (f, up, 100, 16);
+  grow_or_bump (f, up, 100 * KiB, 16);
+
+  g_assert_false (ds_arena_release (&f->arena, up, order, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_NO_DEVICE);
+  g_assert_cmpuint (ds_test_resource_count_deallocs (f->sync), ==, 0);
+  g_assert_cmpuint (f->arena.n_blocks, ==, 0);
+  g_assert_cmpuint (f->arena.reserved, ==, 0);
+  g_assert_null (ds_arena_try_bump (&f->arena, 1, 1));
+}
+
+#if HAVE_CUDA
+static void
+test_gpu_sync_upstream_waits (Fixture       *f,
+                              gconstpointer  user_data)
+{
+  DsMemoryResource *up = DS_MEMORY_RESOURCE (f->sync);
+  g_autoptr(DsAccessOrder) order = NULL;
+  g_autoptr(GError) error = NULL;
+  cudaStream_t s;
+  gint slept = 0;
+  guint i, n;
+
+  DS_TEST_REQUIRE_CUDA ();
+
+  g_test_summary ("With a busy device stream and an upstream that is not "
+                  "stream-ordered, no block goes back before the stream has "
+                  "passed the release point");
+
+  s = ds_test_stream_new ();
+  order = ds_access_order_new_stream (s, -1);
+  ds_test_resource_set_probe (f->sync, &slept);
+
+  grow_or_bump (f, up, 100, 16);
+  grow_or_bump (f, up, 100 * KiB, 16);
+
+  ds_test_stream_sleep (s, 200, &slept);
+  g_assert_true (ds_arena_release (&f->arena, up, order, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (ds_test_wait_until (ds_test_resource_count_deallocs (f->sync) == 2, 5000));
+  n = ds_test_resource_get_n_calls (f->sync);
+  for (i = 0; i < n; i++)
+    {
+      DsTestCall call = ds_test_resource_get_call (f->sync, i);
+
+      if (call.op == DS_TEST_OP_DEALLOCATE)
+        g_assert_cmpint (call.probe, ==, 1);
+    }
+  ds_test_resource_assert_clean (f->sync);
+  ds_test_stream_free (s);
+}
+#endif
+
+int
+main (int    argc,
+      char **argv)
+{
+  ds_test_init (&argc, &argv);
+
+#define ADD(path, func, initial) \
+  g_test_add ("/Ds/Arena/" path, Fixture, GSIZE_TO_POINTER (initial), \
+              fixture_setup, func, fixture_teardown)
+
+  ADD ("empty", test_empty, 0);
+  ADD ("next-block-size", test_next_block_size, 0);
+  ADD ("growth", test_growth, 0);
+  ADD ("custom-initial-size", test_custom_initial_size, 1000);
+  ADD ("stats", test_stats, 0);
+  ADD ("release/newest-first", test_release_newest_first, 0);
+  ADD ("release/usable-again", test_usable_after_release, 0);
+  ADD ("failure", test_failure, 0);
+  ADD ("large-alignment", test_large_alignment, 0);
+  ADD ("random", test_random, 0);
+  ADD ("order/device-stream-ordered", test_device_order_stream_ordered, 0);
+  ADD ("order/host-plain", test_host_order_plain_deallocate, 0);
+  ADD ("order/device-sync-upstream-no-device", test_device_order_sync_upstream_no_device, 0);
+#if HAVE_CUDA
+  ADD ("gpu/device-sync-upstream-waits", test_gpu_sync_upstream_waits, 0);
+#endif
+
+#undef ADD
+
+  return g_test_run ();
+}

@@ -1,0 +1,471 @@
+/* test-block.c: DsBlock, the allocation view for bindings
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ds-test-resource.h"
+#include "ds-test-utils.h"
+
+typedef struct
+{
+  DsTestResource *res[DS_N_MEMORY_KINDS];
+  DsAccessOrder  *host;
+  DsScratchpad   *sp;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  user_data)
+{
+  guint kind;
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    f->res[kind] = ds_test_resource_new (kind, FALSE);
+  f->host = ds_access_order_new_host ();
+  f->sp = g_object_new (DS_TYPE_SCRATCHPAD,
+                        "device-order", f->host,
+                        "host-resource", f->res[0],
+                        "pinned-resource", f->res[1],
+                        "device-resource", f->res[2],
+                        "managed-resource", f->res[3],
+                        NULL);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  user_data)
+{
+  guint kind;
+
+  if (f->sp != NULL)
+    g_assert_finalize_object (g_steal_pointer (&f->sp));
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      ds_test_resource_assert_clean (f->res[kind]);
+      g_assert_finalize_object (g_steal_pointer (&f->res[kind]));
+    }
+  g_clear_pointer (&f->host, ds_access_order_free);
+}
+
+static DsBlock *
+block_ok (Fixture      *f,
+          DsMemoryKind  kind,
+          gsize         size,
+          gsize         alignment)
+{
+  g_autoptr(GError) error = NULL;
+  DsBlock *block = ds_scratchpad_alloc_block (f->sp, kind, size, alignment, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (block);
+  return block;
+}
+
+static void
+test_values (Fixture       *f,
+             gconstpointer  user_data)
+{
+  guint kind;
+
+  g_test_summary ("A block carries its address (as guint64 and pointer), "
+                  "size, kind and scratchpad; it is scratch memory of that "
+                  "kind, aligned as asked");
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      g_autoptr(DsBlock) block = block_ok (f, kind, 1000, 256);
+      gpointer p = ds_block_get_pointer (block);
+
+      g_assert_cmpuint (ds_block_get_address (block), ==, (guint64) (guintptr) p);
+      g_assert_cmpuint (ds_block_get_size (block), ==, 1000);
+      g_assert_cmpint (ds_block_get_kind (block), ==, kind);
+      g_assert_true (ds_block_get_scratchpad (block) == f->sp);
+      g_assert_true (ds_block_is_valid (block));
+      ds_test_assert_aligned (p, 256);
+      g_assert_true (ds_test_resource_owns (f->res[kind], p, 1000));
+      g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, 1000);
+    }
+}
+
+static void
+test_boxed (Fixture       *f,
+            gconstpointer  user_data)
+{
+  DsBlock *block = block_ok (f, DS_MEMORY_KIND_HOST, 10, 0);
+  DsBlock *copy;
+
+  g_test_summary ("DsBlock is a refcounted boxed type");
+
+  g_assert_true (G_TYPE_IS_BOXED (DS_TYPE_BLOCK));
+  copy = g_boxed_copy (DS_TYPE_BLOCK, block);
+  g_assert_true (copy == block);
+  g_assert_true (ds_block_ref (block) == block);
+  ds_block_unref (block);
+  g_boxed_free (DS_TYPE_BLOCK, copy);
+  g_assert_true (ds_block_is_valid (block));
+  ds_block_unref (block);
+}
+
+static void
+test_keeps_scratchpad_alive (Fixture       *f,
+                             gconstpointer  user_data)
+{
+  DsBlock *block = block_ok (f, DS_MEMORY_KIND_PINNED, 64, 0);
+  DsScratchpad *sp = f->sp;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) data = g_bytes_new_static ("0123456789", 10);
+  g_autoptr(GBytes) back = NULL;
+
+  g_test_summary ("A block keeps its scratchpad (and its memory) alive after "
+                  "the caller's last reference to the scratchpad is gone");
+
+  g_object_add_weak_pointer (G_OBJECT (sp), (gpointer *) &sp);
+  g_clear_object (&f->sp);
+  g_assert_nonnull (sp);
+  g_assert_cmpuint (ds_test_resource_count_deallocs (f->res[DS_MEMORY_KIND_PINNED]), ==, 0);
+
+  g_assert_true (ds_block_write (block, 0, data, &error));
+  g_assert_no_error (error);
+  back = ds_block_read (block, 0, 10, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_bytes_equal (back, data));
+
+  ds_block_unref (block);
+  g_assert_null (sp);
+  g_assert_cmpuint (ds_test_resource_count_deallocs (f->res[DS_MEMORY_KIND_PINNED]), ==, 1);
+}
+
+static void
+test_read_write_fill (Fixture       *f,
+                      gconstpointer  user_data)
+{
+  guint kind;
+
+  g_test_summary ("write copies in, read copies out, fill sets every byte, "
+                  "for the host-visible kinds; ranges are checked");
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      g_autoptr(DsBlock) block = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GBytes) in = g_bytes_new_static ("abcdef", 6);
+      g_autoptr(GBytes) out = NULL;
+      g_autoptr(GBytes) empty = NULL;
+      const guint8 *bytes;
+      gsize len, i;
+
+      if (kind == DS_MEMORY_KIND_DEVICE)
+        continue;
+
+      block = block_ok (f, kind, 100, 0);
+      g_assert_true (ds_block_fill (block, 0x11, &error));
+      g_assert_no_error (error);
+      g_assert_true (ds_block_write (block, 94, in, &error));
+      g_assert_no_error (error);
+
+      out = ds_block_read (block, 0, 100, &error);
+      g_assert_no_error (error);
+      bytes = g_bytes_get_data (out, &len);
+      g_assert_cmpuint (len, ==, 100);
+      for (i = 0; i < 94; i++)
+        g_assert_cmpint (bytes[i], ==, 0x11);
+      g_assert_cmpmem (bytes + 94, 6, "abcdef", 6);
+      /* The memory itself holds it. */
+      g_assert_cmpmem ((guint8 *) ds_block_get_pointer (block) + 94, 6, "abcdef", 6);
+
+      empty = ds_block_read (block, 100, 0, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (g_bytes_get_size (empty), ==, 0);
+
+      /* Out of range. */
+      g_assert_false (ds_block_write (block, 95, in, &error));
+      g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+      g_assert_false (ds_block_write (block, G_MAXSIZE, in, &error));
+      g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+      g_assert_null (ds_block_read (block, 50, 51, &error));
+      g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+      g_assert_null (ds_block_read (block, 101, 0, &error));
+      g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+      g_assert_null (ds_block_read (block, 1, G_MAXSIZE, &error));
+      g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+    }
+}
+
+static void
+test_host_order_no_cuda (Fixture       *f,
+                         gconstpointer  user_data)
+{
+  g_autoptr(DsBlock) pinned = block_ok (f, DS_MEMORY_KIND_PINNED, 32, 0);
+  g_autoptr(DsBlock) managed = block_ok (f, DS_MEMORY_KIND_MANAGED, 32, 0);
+  g_autoptr(GBytes) in = g_bytes_new_static ("xyz", 3);
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_test_summary ("On a scratchpad in host order, reading and writing "
+                  "pinned and managed blocks calls no CUDA");
+
+  ds_test_cuda_spy_reset ();
+  g_assert_true (ds_block_write (pinned, 0, in, &error));
+  g_assert_true (ds_block_fill (managed, 0, &error));
+  out = ds_block_read (pinned, 0, 3, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_bytes_equal (in, out));
+  ds_test_assert_no_cuda_calls ();
+}
+
+static void
+test_invalid_after_release (Fixture       *f,
+                            gconstpointer  user_data)
+{
+  guint kind;
+
+  g_test_summary ("After ds_scratchpad_release a block no longer matches its "
+                  "scratchpad's generation: is_valid is FALSE and read, write "
+                  "and fill fail with an error instead of touching freed "
+                  "memory; blocks taken afterwards are valid");
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      g_autoptr(DsBlock) old = block_ok (f, kind, 64, 0);
+      g_autoptr(DsBlock) fresh = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GBytes) in = g_bytes_new_static ("data", 4);
+      guint64 generation = ds_block_get_generation (old);
+
+      ds_scratchpad_release (f->sp);
+      /* The memory is gone: the recording resource freed it. */
+      g_assert_cmpuint (ds_test_resource_get_n_live (f->res[kind]), ==, 0);
+
+      g_assert_false (ds_block_is_valid (old));
+      g_assert_null (ds_block_read (old, 0, 4, &error));
+      g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+      g_assert_false (ds_block_write (old, 0, in, &error));
+      g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+      g_assert_false (ds_block_fill (old, 0, &error));
+      g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+      /* Its values are still readable. */
+      g_assert_cmpuint (ds_block_get_size (old), ==, 64);
+      g_assert_cmpint (ds_block_get_kind (old), ==, kind);
+
+      fresh = block_ok (f, kind, 64, 0);
+      g_assert_true (ds_block_is_valid (fresh));
+      g_assert_cmpuint (ds_block_get_generation (fresh), !=, generation);
+      g_assert_false (ds_block_is_valid (old));
+    }
+}
+
+static void
+test_errors (Fixture       *f,
+             gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_test_summary ("alloc_block: size 0 is NULL without error; bad alignment, "
+                  "overflow and upstream failure are GErrors");
+
+  g_assert_null (ds_scratchpad_alloc_block (f->sp, DS_MEMORY_KIND_HOST, 0, 0, &error));
+  g_assert_no_error (error);
+
+  g_assert_null (ds_scratchpad_alloc_block (f->sp, DS_MEMORY_KIND_HOST, 10, 24, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  g_assert_null (ds_scratchpad_alloc_block (f->sp, DS_MEMORY_KIND_HOST, G_MAXSIZE, 0, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  ds_test_resource_fail_next (f->res[DS_MEMORY_KIND_HOST], 1);
+  g_assert_null (ds_scratchpad_alloc_block (f->sp, DS_MEMORY_KIND_HOST, 10, 0, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY);
+}
+
+static void
+test_device_no_cuda (Fixture       *f,
+                     gconstpointer  user_data)
+{
+  g_autoptr(DsBlock) block = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) in = g_bytes_new_static ("x", 1);
+
+  DS_TEST_REQUIRE_NO_CUDA ();
+
+  g_test_summary ("Without CUDA, copying in or out of a device block fails "
+                  "with an error, no crash");
+
+  block = block_ok (f, DS_MEMORY_KIND_DEVICE, 16, 0);
+  g_assert_false (ds_block_write (block, 0, in, &error));
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == DS_ERROR);
+  g_clear_error (&error);
+  g_assert_null (ds_block_read (block, 0, 1, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_false (ds_block_fill (block, 0, &error));
+  g_assert_nonnull (error);
+}
+
+static void
+test_preconditions (Fixture       *f,
+                    gconstpointer  user_data)
+{
+  g_autoptr(DsBlock) block = block_ok (f, DS_MEMORY_KIND_HOST, 8, 0);
+
+  g_test_summary ("NULL blocks and NULL data are programmer errors");
+
+  if (!g_test_undefined ())
+    return;
+
+  g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*assertion*failed*");
+  g_assert_null (ds_block_ref (NULL));
+  g_test_assert_expected_messages ();
+
+  g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*assertion*failed*");
+  ds_block_unref (NULL);
+  g_test_assert_expected_messages ();
+
+  g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*assertion*failed*");
+  g_assert_cmpuint (ds_block_get_address (NULL), ==, 0);
+  g_test_assert_expected_messages ();
+
+  g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*assertion*failed*");
+  g_assert_null (ds_block_read (NULL, 0, 1, NULL));
+  g_test_assert_expected_messages ();
+
+  g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*assertion*failed*");
+  g_assert_false (ds_block_write (block, 0, NULL, NULL));
+  g_test_assert_expected_messages ();
+
+  g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*assertion*failed*");
+  g_assert_false (ds_block_is_valid (NULL));
+  g_test_assert_expected_messages ();
+}
+
+#if HAVE_CUDA
+
+static void
+test_gpu_device_block (void)
+{
+  cudaStream_t s;
+  g_autoptr(DsAccessOrder) order = NULL;
+  g_autoptr(GError) error = NULL;
+  DsScratchpad *sp;
+  DsBlock *block;
+  g_autoptr(GBytes) in = NULL;
+  g_autoptr(GBytes) out = NULL;
+  guint8 pattern[4096];
+  const guint8 *bytes;
+  gsize i, len;
+
+  DS_TEST_REQUIRE_CUDA ();
+
+  g_test_summary ("A device block: fill, write and read go through the "
+                  "scratchpad's stream and read returns what was written");
+
+  s = ds_test_stream_new ();
+  order = ds_access_order_new_stream (s, -1);
+  sp = ds_scratchpad_new (order);
+  block = ds_scratchpad_alloc_block (sp, DS_MEMORY_KIND_DEVICE, 8192, 0, &error);
+  g_assert_no_error (error);
+  g_object_unref (sp);
+
+  for (i = 0; i < sizeof pattern; i++)
+    pattern[i] = (guint8) (i * 7);
+  in = g_bytes_new (pattern, sizeof pattern);
+
+  g_assert_true (ds_block_fill (block, 0x42, &error));
+  g_assert_no_error (error);
+  g_assert_true (ds_block_write (block, 4096, in, &error));
+  g_assert_no_error (error);
+  out = ds_block_read (block, 0, 8192, &error);
+  g_assert_no_error (error);
+  bytes = g_bytes_get_data (out, &len);
+  g_assert_cmpuint (len, ==, 8192);
+  for (i = 0; i < 4096; i++)
+    g_assert_cmpint (bytes[i], ==, 0x42);
+  g_assert_cmpmem (bytes + 4096, 4096, pattern, 4096);
+
+  ds_block_unref (block);
+  ds_test_stream_free (s);
+}
+
+static void
+test_gpu_pinned_read_waits (void)
+{
+  cudaStream_t s;
+  g_autoptr(DsAccessOrder) order = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) out = NULL;
+  DsScratchpad *sp;
+  DsBlock *block;
+  const guint8 *bytes;
+  gint slept = 0;
+  gsize i, len;
+
+  DS_TEST_REQUIRE_CUDA ();
+
+  g_test_summary ("Reading a pinned block first waits for the work queued "
+                  "on the scratchpad's stream that writes it");
+
+  s = ds_test_stream_new ();
+  order = ds_access_order_new_stream (s, -1);
+  sp = ds_scratchpad_new (order);
+  block = ds_scratchpad_alloc_block (sp, DS_MEMORY_KIND_PINNED, 4096, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (ds_block_fill (block, 0, &error));
+
+  ds_test_stream_sleep (s, 200, &slept);
+  DS_TEST_CUDA_CHECK (cudaMemsetAsync (ds_block_get_pointer (block), 0x77, 4096, s));
+
+  out = ds_block_read (block, 0, 4096, &error);
+  g_assert_no_error (error);
+  bytes = g_bytes_get_data (out, &len);
+  for (i = 0; i < len; i++)
+    g_assert_cmpint (bytes[i], ==, 0x77);
+
+  ds_block_unref (block);
+  g_assert_finalize_object (sp);
+  ds_test_stream_free (s);
+}
+
+#endif
+
+int
+main (int    argc,
+      char **argv)
+{
+  ds_test_init (&argc, &argv);
+
+#define ADD(path, func) \
+  g_test_add ("/Ds/Block/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+  ADD ("values", test_values);
+  ADD ("boxed", test_boxed);
+  ADD ("keeps-scratchpad-alive", test_keeps_scratchpad_alive);
+  ADD ("read-write-fill", test_read_write_fill);
+  ADD ("host-order-no-cuda", test_host_order_no_cuda);
+  ADD ("invalid-after-release", test_invalid_after_release);
+  ADD ("errors", test_errors);
+  ADD ("no-device/device-kind", test_device_no_cuda);
+  ADD ("preconditions", test_preconditions);
+#if HAVE_CUDA
+  g_test_add_func ("/Ds/Block/gpu/device", test_gpu_device_block);
+  g_test_add_func ("/Ds/Block/gpu/pinned-read-waits", test_gpu_pinned_read_waits);
+#endif
+
+#undef ADD
+
+  return g_test_run ();
+}
