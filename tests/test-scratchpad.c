@@ -946,6 +946,119 @@ test_upstream_failure (Fixture       *f,
     }
 }
 
+typedef struct
+{
+  DsScratchpad *sp;
+  guint         n_deallocs_seen;
+} FinalizeData;
+
+static gpointer
+finalize_in_thread (gpointer user_data)
+{
+  FinalizeData *data = user_data;
+
+  g_assert_finalize_object (data->sp);
+  return NULL;
+}
+
+static void
+test_finalize_other_thread (Fixture       *f,
+                            gconstpointer  user_data)
+{
+  FinalizeData data;
+  guint kind;
+
+  g_test_summary ("A scratchpad may be finalized on another thread than the "
+                  "one that used it: every block still goes back once");
+
+  fill_all_kinds (f, 2);
+  data.sp = g_steal_pointer (&f->sp);
+  g_thread_join (g_thread_new ("finalizer", finalize_in_thread, &data));
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      DsTestCall call = ds_test_resource_get_call (f->res[kind], 2);
+
+      ds_test_resource_assert_clean (f->res[kind]);
+      g_assert_cmpuint (ds_test_resource_count_deallocs (f->res[kind]), ==, 2);
+      g_assert_true (call.thread != g_thread_self ());
+    }
+}
+
+#define N_WORKERS 8
+
+typedef struct
+{
+  guint    id;
+  guint    n_bad;
+} WorkerData;
+
+static gpointer
+worker_thread (gpointer user_data)
+{
+  WorkerData *data = user_data;
+  g_autoptr(DsAccessOrder) host = ds_access_order_new_host ();
+  GRand *rand = g_rand_new_with_seed (data->id);
+  guint cycle;
+
+  for (cycle = 0; cycle < 200; cycle++)
+    {
+      DsScratchpad *sp = ds_scratchpad_new (cycle % 2 ? host : NULL);
+      guint8 *ptrs[16];
+      gsize sizes[16];
+      guint i, n = 1 + g_rand_int_range (rand, 0, 16);
+
+      for (i = 0; i < n; i++)
+        {
+          sizes[i] = 1 + g_rand_int_range (rand, 0, 40000);
+          ptrs[i] = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, sizes[i], 0, NULL);
+          memset (ptrs[i], (guint8) (data->id * 16 + i), sizes[i]);
+        }
+      g_thread_yield ();
+      for (i = 0; i < n; i++)
+        {
+          gsize j;
+
+          for (j = 0; j < sizes[i]; j++)
+            if (ptrs[i][j] != (guint8) (data->id * 16 + i))
+              {
+                data->n_bad++;
+                break;
+              }
+        }
+
+      if (cycle % 3 == 0)
+        ds_scratchpad_release (sp);
+      g_object_unref (sp);
+    }
+
+  g_rand_free (rand);
+  return NULL;
+}
+
+static void
+test_threads (void)
+{
+  GThread *threads[N_WORKERS];
+  WorkerData data[N_WORKERS];
+  guint i;
+
+  g_test_summary ("Many scratchpads on many threads share the default host "
+                  "resource: no memory is handed to two of them at once");
+
+  for (i = 0; i < N_WORKERS; i++)
+    {
+      data[i].id = i;
+      data[i].n_bad = 0;
+      threads[i] = g_thread_new ("worker", worker_thread, &data[i]);
+    }
+  for (i = 0; i < N_WORKERS; i++)
+    {
+      g_thread_join (threads[i]);
+      g_assert_cmpuint (data[i].n_bad, ==, 0);
+    }
+}
+
 /* Properties ------------------------------------------------------------------- */
 
 static void
@@ -2021,6 +2134,8 @@ typedef struct
   gboolean      context_restored;
 } ThreadData;
 
+/* The CUDA 12.0 signatures (cuCtxCreate_v2 etc.), asked for by version. */
+typedef int (*CuDeviceGetFn) (int *device, int ordinal);
 typedef int (*CuCtxCreateFn) (gpointer *ctx, unsigned int flags, int device);
 typedef int (*CuCtxDestroyFn) (gpointer ctx);
 typedef int (*CuCtxGetCurrentFn) (gpointer *ctx);
@@ -2050,8 +2165,11 @@ finalize_thread (gpointer user_data)
       /* A non-primary context current on this thread, as a GStreamer
        * streaming thread has. */
       CuCtxCreateFn create = driver_fn ("cuCtxCreate");
+      CuDeviceGetFn device_get = driver_fn ("cuDeviceGet");
+      int dev = 0;
 
-      g_assert_cmpint (create (&ctx, 0, 0), ==, 0);
+      g_assert_cmpint (device_get (&dev, 0), ==, 0);
+      g_assert_cmpint (create (&ctx, 0, dev), ==, 0);
     }
 
   g_assert_finalize_object (data->sp);
@@ -2189,6 +2307,8 @@ main (int    argc,
   ADD_BOTH ("release/all", test_release_all);
   ADD_BOTH ("release/finalize", test_finalize_releases);
   ADD_BOTH ("release/usable-again", test_release_usable_again);
+  ADD ("release/finalize-other-thread", test_finalize_other_thread);
+  g_test_add_func ("/Ds/Scratchpad/threads/many-scratchpads", test_threads);
   ADD ("stats", test_stats);
   ADD_BOTH ("upstream-failure", test_upstream_failure);
   g_test_add_func ("/Ds/Scratchpad/properties/list", test_properties_list);
