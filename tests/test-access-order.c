@@ -194,16 +194,16 @@ test_wait_no_device (void)
   b = ds_access_order_new_stream (STREAM_B, 0);
 
   g_assert_false (ds_access_order_wait (host, a, &error));
-  g_assert_error (error, DS_ERROR, DS_ERROR_NO_DEVICE);
+  g_assert_error (error, DS_ERROR, DS_TEST_NO_DEVICE_ERROR);
   g_assert_cmpstr (error->message, !=, "");
   g_clear_error (&error);
 
   g_assert_false (ds_access_order_wait (b, a, &error));
-  g_assert_error (error, DS_ERROR, DS_ERROR_NO_DEVICE);
+  g_assert_error (error, DS_ERROR, DS_TEST_NO_DEVICE_ERROR);
   g_clear_error (&error);
 
   g_assert_false (ds_access_order_synchronize (a, &error));
-  g_assert_error (error, DS_ERROR, DS_ERROR_NO_DEVICE);
+  g_assert_error (error, DS_ERROR, DS_TEST_NO_DEVICE_ERROR);
   g_clear_error (&error);
 
   /* Equal orders: nothing to wait for, no device needed. */

@@ -222,7 +222,7 @@ test_sync_resource_device_order_no_device (void)
   g_assert_no_error (error);
 
   g_assert_false (ds_memory_resource_deallocate_async (r, p, 64, 16, stream, &error));
-  g_assert_error (error, DS_ERROR, DS_ERROR_NO_DEVICE);
+  g_assert_error (error, DS_ERROR, DS_TEST_NO_DEVICE_ERROR);
   g_assert_cmpuint (ds_test_resource_count_deallocs (rec), ==, 0);
   g_assert_cmpuint (ds_test_resource_get_n_live (rec), ==, 1);
 }
