@@ -1594,7 +1594,7 @@ test_gpu_default_device_order (void)
 }
 
 static void
-test_gpu_orders_to_upstream (void)
+orders_to_upstream (gboolean own_dealloc_orders)
 {
   DsTestResource *res[DS_N_MEMORY_KINDS];
   cudaStream_t s_dev, s_pin, s_man;
@@ -1604,13 +1604,6 @@ test_gpu_orders_to_upstream (void)
   g_autoptr(GError) error = NULL;
   DsScratchpad *sp;
   guint kind, i;
-
-  DS_TEST_REQUIRE_CUDA ();
-
-  g_test_summary ("Device memory is allocated in the device order; pinned "
-                  "and managed in host order; on release a stream-ordered "
-                  "upstream gets deallocate_async in device-order, "
-                  "pinned-dealloc-order and managed-dealloc-order");
 
   s_dev = ds_test_stream_new ();
   s_pin = ds_test_stream_new ();
@@ -1624,8 +1617,8 @@ test_gpu_orders_to_upstream (void)
 
   sp = g_object_new (DS_TYPE_SCRATCHPAD,
                      "device-order", dev,
-                     "pinned-dealloc-order", pin,
-                     "managed-dealloc-order", man,
+                     "pinned-dealloc-order", own_dealloc_orders ? pin : NULL,
+                     "managed-dealloc-order", own_dealloc_orders ? man : NULL,
                      "host-resource", res[0], "pinned-resource", res[1],
                      "device-resource", res[2], "managed-resource", res[3],
                      NULL);
@@ -1662,7 +1655,8 @@ test_gpu_orders_to_upstream (void)
 
   for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
-      const DsAccessOrder *expected = kind == DS_MEMORY_KIND_PINNED ? pin :
+      const DsAccessOrder *expected = !own_dealloc_orders ? dev :
+                                      kind == DS_MEMORY_KIND_PINNED ? pin :
                                       kind == DS_MEMORY_KIND_DEVICE ? dev : man;
 
       ds_test_resource_assert_clean (res[kind]);
@@ -1685,6 +1679,30 @@ test_gpu_orders_to_upstream (void)
   ds_test_stream_free (s_dev);
   ds_test_stream_free (s_pin);
   ds_test_stream_free (s_man);
+}
+
+static void
+test_gpu_orders_to_upstream (void)
+{
+  DS_TEST_REQUIRE_CUDA ();
+
+  g_test_summary ("Device memory is allocated in the device order; pinned "
+                  "and managed in host order; on release a stream-ordered "
+                  "upstream gets deallocate_async in device-order, "
+                  "pinned-dealloc-order and managed-dealloc-order");
+
+  orders_to_upstream (TRUE);
+}
+
+static void
+test_gpu_default_dealloc_orders (void)
+{
+  DS_TEST_REQUIRE_CUDA ();
+
+  g_test_summary ("Without pinned/managed dealloc orders, pinned and managed "
+                  "blocks go back in the device order");
+
+  orders_to_upstream (FALSE);
 }
 
 static void
@@ -2325,6 +2343,7 @@ main (int    argc,
 #if HAVE_CUDA
   g_test_add_func ("/Ds/Scratchpad/gpu/default-device-order", test_gpu_default_device_order);
   g_test_add_func ("/Ds/Scratchpad/gpu/orders-to-upstream", test_gpu_orders_to_upstream);
+  g_test_add_func ("/Ds/Scratchpad/gpu/default-dealloc-orders", test_gpu_default_dealloc_orders);
   g_test_add_func ("/Ds/Scratchpad/gpu/sync-upstream-waits/finalize", test_gpu_sync_upstream_finalize);
   g_test_add_func ("/Ds/Scratchpad/gpu/sync-upstream-waits/release", test_gpu_sync_upstream_release);
   g_test_add_func ("/Ds/Scratchpad/gpu/pinned-in-flight", test_gpu_pinned_in_flight);
