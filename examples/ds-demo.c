@@ -241,9 +241,10 @@ main (int    argc,
 
   if (n_gpu_unavailable == DS_N_MEMORY_KINDS - 1 && gpu_reason_shared)
     {
-      g_print ("The GPU kinds (pinned, device, managed) are unavailable on this machine:\n"
+      g_print ("The GPU kinds (pinned, device, managed) are unavailable %s:\n"
                "  %s\n"
                "The host kind needs no CUDA and works, as shown above.\n\n",
+               gpu_reason->code == DS_ERROR_NOT_SUPPORTED ? "in this build of ds" : "on this machine",
                gpu_reason->message);
     }
   else if (n_gpu_unavailable > 0)
