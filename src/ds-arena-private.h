@@ -16,6 +16,7 @@
 #pragma once
 
 #include "ds-memory-resource.h"
+#include "ds-pool-resource-private.h"
 
 G_BEGIN_DECLS
 
@@ -90,12 +91,17 @@ gpointer ds_arena_grow    (DsArena              *arena,
                            GError              **error);
 
 /* Gives every block back to @upstream in @order (NULL: host order),
- * newest first, and empties the arena. Returns FALSE with @error set if
- * blocks could not be given back safely (they are then leaked, never
+ * newest first, and empties the arena. A pool upstream gets its blocks
+ * through @release, which shares one event per stream across every arena
+ * released with it. Any other resource gets deallocate_async () for a
+ * device order when it is stream-ordered; otherwise plain deallocate (),
+ * after one wait for a device order's stream. Returns FALSE with @error set
+ * if blocks could not be given back safely (they are then leaked, never
  * reused early); the arena is empty either way. */
 gboolean ds_arena_release (DsArena              *arena,
                            DsMemoryResource     *upstream,
                            const DsAccessOrder  *order,
+                           DsPoolRelease        *release,
                            GError              **error);
 
 G_END_DECLS

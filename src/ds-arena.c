@@ -111,12 +111,21 @@ gboolean
 ds_arena_release (DsArena              *arena,
                   DsMemoryResource     *upstream,
                   const DsAccessOrder  *order,
+                  DsPoolRelease        *release,
                   GError              **error)
 {
   gboolean ok = TRUE;
   guint n = arena->n_blocks;
 
-  if (n > 0)
+  if (n > 0 && release != NULL &&
+      ds_pool_release_add (release, upstream, arena->blocks[n - 1].ptr,
+                           arena->blocks[n - 1].size, DS_ARENA_BLOCK_ALIGNMENT, order))
+    {
+      for (guint i = n - 1; i-- > 0;)
+        ds_pool_release_add (release, upstream, arena->blocks[i].ptr,
+                             arena->blocks[i].size, DS_ARENA_BLOCK_ALIGNMENT, order);
+    }
+  else if (n > 0)
     {
       DsMemoryResourceInterface *iface = DS_MEMORY_RESOURCE_GET_IFACE (upstream);
       gboolean device_order = order != NULL && ds_access_order_is_device (order);

@@ -309,6 +309,8 @@ ds_block_read (DsBlock  *self,
 #if HAVE_CUDA
       if (!device_copy (self, data, (guint8 *) self->ptr + offset, length,
                         cudaMemcpyDeviceToHost, error))
+#else
+      if (!ds_cuda_ensure_available (error))
 #endif
         {
           g_free (data);
@@ -366,7 +368,7 @@ ds_block_write (DsBlock  *self,
       return device_copy (self, (guint8 *) self->ptr + offset, src, length,
                           cudaMemcpyHostToDevice, error);
 #else
-      return FALSE;
+      return ds_cuda_ensure_available (error);
 #endif
     }
 
@@ -413,7 +415,7 @@ ds_block_fill (DsBlock  *self,
       ds_cuda_scope_leave (&scope);
       return ok;
 #else
-      return FALSE;
+      return ds_cuda_ensure_available (error);
 #endif
     }
 

@@ -171,12 +171,13 @@ ds_kernel_context_run (DsKernelContext  *self,
   if (self->scratchpad != NULL)
     return func (self, user_data, error);
 
+  /* One reference for the context, one for this call: @func may replace
+   * or clear the context's scratchpad. */
   scratchpad = ds_scratchpad_new (&self->order);
-  self->scratchpad = scratchpad;
+  self->scratchpad = g_object_ref (scratchpad);
   ok = func (self, user_data, error);
-  /* @func may have replaced or cleared it; drop only ours. */
   if (self->scratchpad == scratchpad)
-    self->scratchpad = NULL;
+    g_clear_object (&self->scratchpad);
   g_object_unref (scratchpad);
 
   return ok;

@@ -9,12 +9,9 @@
 #include "ds-memory-resource-private.h"
 #include "ds-access-order-private.h"
 #include "ds-cuda-private.h"
-#include "ds-device-memory-resource.h"
 #include "ds-enum-types.h"
 #include "ds-error.h"
-#include "ds-host-memory-resource.h"
-#include "ds-managed-memory-resource.h"
-#include "ds-pinned-memory-resource.h"
+#include "ds-pool-resource-private.h"
 
 /**
  * DsMemoryResource:
@@ -401,20 +398,7 @@ create_default (DsMemoryKind   kind,
                 gint           device,
                 GError       **error)
 {
-  /* TODO(pool): a DsPoolResource over the raw resource once it lands. */
-  switch (kind)
-    {
-    case DS_MEMORY_KIND_HOST:
-      return ds_host_memory_resource_new ();
-    case DS_MEMORY_KIND_PINNED:
-      return ds_pinned_memory_resource_new ();
-    case DS_MEMORY_KIND_DEVICE:
-      return ds_device_memory_resource_new (device);
-    case DS_MEMORY_KIND_MANAGED:
-      return ds_managed_memory_resource_new (device);
-    default:
-      g_assert_not_reached ();
-    }
+  return ds_pool_resource_new_default (kind, device, error);
 }
 
 /**

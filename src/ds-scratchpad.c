@@ -364,7 +364,11 @@ ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface)
 void
 ds_scratchpad_release (DsScratchpad *self)
 {
+  DsPoolRelease release;
+
   g_return_if_fail (DS_IS_SCRATCHPAD (self));
+
+  ds_pool_release_init (&release);
 
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
@@ -382,11 +386,12 @@ ds_scratchpad_release (DsScratchpad *self)
         {
           g_warning ("Scratchpad %p: %u %s block(s) leaked: %s", self,
                      arena->n_blocks, ds_memory_kind_get_nick (kind), error->message);
-          ds_arena_release (arena, self->upstream[kind], NULL, NULL);
+          ds_arena_release (arena, self->upstream[kind], NULL, NULL, NULL);
           continue;
         }
 
-      if (!ds_arena_release (arena, self->upstream[kind], dealloc_order (self, kind), &error))
+      if (!ds_arena_release (arena, self->upstream[kind], dealloc_order (self, kind),
+                             &release, &error))
         g_warning ("Scratchpad %p: %s memory could not be given back in order "
                    "and was leaked rather than reused early: %s", self,
                    ds_memory_kind_get_nick (kind), error->message);
@@ -395,6 +400,7 @@ ds_scratchpad_release (DsScratchpad *self)
         ds_cuda_scope_leave (&scope);
     }
 
+  ds_pool_release_finish (&release);
   self->generation++;
 }
 

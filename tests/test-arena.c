@@ -43,6 +43,24 @@ fixture_teardown (Fixture       *f,
   g_assert_finalize_object (f->async);
 }
 
+/* Releases the way the scratchpad does: with a pool release batch, which
+ * a resource that is not a DsPoolResource must not notice. */
+static gboolean
+release_arena (Fixture             *f,
+               DsMemoryResource    *upstream,
+               const DsAccessOrder *order,
+               GError             **error)
+{
+  DsPoolRelease release;
+  gboolean ok;
+
+  ds_pool_release_init (&release);
+  ok = ds_arena_release (&f->arena, upstream, order, &release, error);
+  ds_pool_release_finish (&release);
+
+  return ok;
+}
+
 static gpointer
 grow_or_bump (Fixture          *f,
               DsMemoryResource *upstream,
@@ -77,8 +95,10 @@ test_empty (Fixture       *f,
   g_assert_null (ds_arena_try_bump (&f->arena, 1, 1));
   g_assert_null (ds_arena_try_bump (&f->arena, 16, 16));
 
-  /* Releasing an empty arena calls nothing. */
-  g_assert_true (ds_arena_release (&f->arena, DS_MEMORY_RESOURCE (f->sync), NULL, NULL));
+  /* Releasing an empty arena calls nothing, with or without a pool
+   * release batch. */
+  g_assert_true (ds_arena_release (&f->arena, DS_MEMORY_RESOURCE (f->sync), NULL, NULL, NULL));
+  g_assert_true (release_arena (f, DS_MEMORY_RESOURCE (f->sync), NULL, NULL));
   g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 0);
 }
 
@@ -170,7 +190,7 @@ test_growth (Fixture       *f,
   for (i = 0; i < 5; i++)
     g_assert_cmpuint (ds_test_resource_get_call (f->sync, i).alignment, ==, DS_ARENA_BLOCK_ALIGNMENT);
 
-  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+  g_assert_true (release_arena (f, up, NULL, NULL));
   ds_test_resource_assert_clean (f->sync);
 }
 
@@ -190,7 +210,7 @@ test_custom_initial_size (Fixture       *f,
   g_assert_cmpuint (ds_test_resource_get_call (f->sync, 1).size, ==, 2000);
   g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 2);
 
-  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+  g_assert_true (release_arena (f, up, NULL, NULL));
   ds_test_resource_assert_clean (f->sync);
 }
 
@@ -210,7 +230,8 @@ test_stats (Fixture       *f,
   g_assert_cmpuint (f->arena.n_allocations, ==, 3);
   g_assert_cmpuint (f->arena.reserved, ==, (64 + 128) * KiB);
 
-  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+  /* Without a pool release batch (NULL) too. */
+  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL, NULL));
   g_assert_cmpuint (f->arena.allocated, ==, 0);
   g_assert_cmpuint (f->arena.n_allocations, ==, 0);
   g_assert_cmpuint (f->arena.reserved, ==, 0);
@@ -237,7 +258,7 @@ test_release_newest_first (Fixture       *f,
     }
   g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 4);
 
-  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+  g_assert_true (release_arena (f, up, NULL, NULL));
 
   n = ds_test_resource_get_n_calls (f->sync);
   g_assert_cmpuint (n, ==, 8);
@@ -254,7 +275,7 @@ test_release_newest_first (Fixture       *f,
   g_assert_null (ds_arena_try_bump (&f->arena, 1, 1));
 
   /* Releasing again gives nothing back twice. */
-  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+  g_assert_true (release_arena (f, up, NULL, NULL));
   g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 8);
 }
 
@@ -283,7 +304,7 @@ test_usable_after_release (Fixture       *f,
         }
       g_assert_cmpuint (ds_test_resource_count_allocs (f->sync), >, n_before);
 
-      g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+      g_assert_true (release_arena (f, up, NULL, NULL));
       ds_test_resource_assert_clean (f->sync);
       g_assert_cmpuint (f->arena.next_size, ==, f->arena.initial_size);
     }
@@ -340,7 +361,7 @@ test_failure (Fixture       *f,
   q = ds_arena_try_bump (&f->arena, 8, 8);
   g_assert_true ((guint8 *) q == (guint8 *) p + 8);
 
-  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+  g_assert_true (release_arena (f, up, NULL, NULL));
   ds_test_resource_assert_clean (f->sync);
   g_assert_cmpuint (ds_test_resource_count_deallocs (f->sync), ==, 1);
 }
@@ -362,7 +383,7 @@ test_large_alignment (Fixture       *f,
       g_assert_true (ds_test_resource_owns (f->sync, p, 1000));
     }
 
-  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+  g_assert_true (release_arena (f, up, NULL, NULL));
   ds_test_resource_assert_clean (f->sync);
 }
 
@@ -415,7 +436,7 @@ test_random (Fixture       *f,
       g_assert_cmpuint (prev->start + prev->size, <=, cur->start);
     }
 
-  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL));
+  g_assert_true (release_arena (f, up, NULL, NULL));
   ds_test_resource_assert_clean (f->sync);
 }
 
@@ -447,7 +468,7 @@ test_device_order_stream_ordered (Fixture       *f,
     }
 
   ds_test_cuda_spy_reset ();
-  g_assert_true (ds_arena_release (&f->arena, up, order, &error));
+  g_assert_true (release_arena (f, up, order, &error));
   g_assert_no_error (error);
   ds_test_assert_no_cuda_calls ();
 
@@ -479,11 +500,11 @@ test_host_order_plain_deallocate (Fixture       *f,
                   "stream-ordered upstream gets plain allocate/deallocate");
 
   grow_or_bump (f, up, 100, 16);
-  g_assert_true (ds_arena_release (&f->arena, up, NULL, &error));
+  g_assert_true (release_arena (f, up, NULL, &error));
   g_assert_no_error (error);
 
   g_assert_nonnull (ds_arena_grow (&f->arena, up, NULL, 100, 16, &error));
-  g_assert_true (ds_arena_release (&f->arena, up, host, &error));
+  g_assert_true (release_arena (f, up, host, &error));
   g_assert_no_error (error);
 
   g_assert_cmpuint (ds_test_resource_count (f->async, DS_TEST_OP_ALLOCATE), ==, 2);
@@ -511,7 +532,7 @@ test_device_order_sync_upstream_no_device (Fixture       *f,
   grow_or_bump (f, up, 100, 16);
   grow_or_bump (f, up, 100 * KiB, 16);
 
-  g_assert_false (ds_arena_release (&f->arena, up, order, &error));
+  g_assert_false (release_arena (f, up, order, &error));
   g_assert_error (error, DS_ERROR, DS_TEST_NO_DEVICE_ERROR);
   g_assert_cmpuint (ds_test_resource_count_deallocs (f->sync), ==, 0);
   g_assert_cmpuint (f->arena.n_blocks, ==, 0);
@@ -545,7 +566,7 @@ test_gpu_sync_upstream_waits (Fixture       *f,
   grow_or_bump (f, up, 100 * KiB, 16);
 
   ds_test_stream_sleep (s, 200, &slept);
-  g_assert_true (ds_arena_release (&f->arena, up, order, &error));
+  g_assert_true (release_arena (f, up, order, &error));
   g_assert_no_error (error);
 
   g_assert_true (ds_test_wait_until (ds_test_resource_count_deallocs (f->sync) == 2, 5000));
