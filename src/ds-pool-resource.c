@@ -932,11 +932,15 @@ demand_of (gsize size)
   return size > G_MAXSIZE - (GRANULE - 1) ? size : (size + GRANULE - 1) & ~(GRANULE - 1);
 }
 
+/* The calling thread's slot, which picks its shard. initial-exec: one
+ * %fs-relative load, no __tls_get_addr call; a 4-byte variable fits the
+ * static TLS surplus that glibc keeps for dlopen()ed libraries. */
+static __thread guint slot_plus_one __attribute__ ((tls_model ("initial-exec")));
+
 static inline guint
 thread_slot (void)
 {
   static gint next_slot;
-  static __thread guint slot_plus_one;
 
   if (G_UNLIKELY (slot_plus_one == 0))
     slot_plus_one = (guint) g_atomic_int_add (&next_slot, 1) + 1;

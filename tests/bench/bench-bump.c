@@ -1,0 +1,161 @@
+/* bench-bump.c: the cost of one allocation inside a scratchpad block
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Runs on any machine (host kind). DESIGN.md §4: <= 5 ns per call on the C
+ * fast path (ds_scratchpad_alloc), <= 20 ns through
+ * ds_scratchpad_iface_alloc.
+ */
+
+#include "ds-bench.h"
+
+#include <stdlib.h>
+
+#define BLOCK_SIZE   ((gsize) 8 << 20)
+#define ALLOC_SIZE   ((gsize) 16)
+#define PER_RELEASE  ((guint) (BLOCK_SIZE / ALLOC_SIZE / 2))
+
+typedef struct
+{
+  DsScratchpad      *sp;
+  DsScratchpadIface *iface;
+  guint              used;     /* allocations since the last release */
+  guint8            *floor_cur;
+  guint8            *floor_block;
+} Bump;
+
+static gpointer volatile sink;
+
+/* Keeps every run inside one block: releases (untimed) when the next batch
+ * might not fit, and takes the first block again. */
+static void
+bump_between (gpointer data,
+              guint    n)
+{
+  Bump *b = data;
+
+  b->used += n;
+  if (b->used + 65536 > PER_RELEASE)
+    {
+      ds_scratchpad_release (b->sp);
+      sink = ds_scratchpad_alloc (b->sp, DS_MEMORY_KIND_HOST, ALLOC_SIZE, 16, NULL);
+      b->used = 1;
+      b->floor_cur = b->floor_block;
+    }
+}
+
+static void
+run_alloc (gpointer data,
+           guint    n)
+{
+  Bump *b = data;
+  DsScratchpad *sp = b->sp;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, ALLOC_SIZE, 16, NULL);
+}
+
+static void
+run_alloc_macro (gpointer data,
+                 guint    n)
+{
+  Bump *b = data;
+  DsScratchpad *sp = b->sp;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    sink = DS_SCRATCHPAD_ALLOC_HOST (sp, guint32, 4, NULL);
+}
+
+static void
+run_iface (gpointer data,
+           guint    n)
+{
+  Bump *b = data;
+  DsScratchpadIface *iface = b->iface;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    sink = ds_scratchpad_iface_alloc (iface, DS_MEMORY_KIND_HOST, ALLOC_SIZE, 16, NULL);
+}
+
+/* The floor: an inline aligned bump with no checks beyond the bound. */
+static void
+run_floor (gpointer data,
+           guint    n)
+{
+  Bump *b = data;
+  guint8 *cur = b->floor_cur, *end = b->floor_block + BLOCK_SIZE;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      guint8 *p = (guint8 *) (((guintptr) cur + 15) & ~(guintptr) 15);
+
+      if (G_UNLIKELY (p + ALLOC_SIZE > end))
+        p = b->floor_block;
+      cur = p + ALLOC_SIZE;
+      sink = p;
+    }
+  b->floor_cur = cur;
+}
+
+static void
+run_malloc (gpointer data,
+            guint    n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      void *p = malloc (ALLOC_SIZE);
+
+      sink = p;
+      free (p);
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(DsBenchTable) table = NULL;
+  gsize sizes[DS_N_MEMORY_KINDS] = { BLOCK_SIZE, 0, 0, 0 };
+  g_autoptr(GError) error = NULL;
+  DsBenchResult *c_path, *iface_path;
+  Bump b = { 0, };
+
+  ds_bench_init (&argc, &argv, "bench-bump: one 16-byte host allocation inside a scratchpad block");
+
+  b.sp = ds_scratchpad_new_full (NULL, NULL, NULL, sizes);
+  b.iface = DS_SCRATCHPAD_IFACE (b.sp);
+  b.floor_block = g_malloc (BLOCK_SIZE);
+  b.floor_cur = b.floor_block;
+  sink = ds_scratchpad_alloc (b.sp, DS_MEMORY_KIND_HOST, ALLOC_SIZE, 16, &error);
+  g_assert_no_error (error);
+  b.used = 1;
+
+  table = ds_bench_table_new ("bump allocation, host kind, in-block, 16 B aligned to 16 (ns per call)");
+  c_path = ds_bench_table_add (table, ds_bench_run ("ds_scratchpad_alloc (C fast path)",
+                                                    run_alloc, bump_between, &b, 65536, 400, 0.5));
+  ds_bench_table_add (table, ds_bench_run ("DS_SCRATCHPAD_ALLOC_HOST (alloc_array)",
+                                           run_alloc_macro, bump_between, &b, 65536, 400, 0.5));
+  iface_path = ds_bench_table_add (table, ds_bench_run ("ds_scratchpad_iface_alloc (interface)",
+                                                        run_iface, bump_between, &b, 65536, 400, 0.5));
+  ds_bench_table_add (table, ds_bench_run ("floor: inline pointer bump",
+                                           run_floor, NULL, &b, 65536, 400, 0.5));
+  ds_bench_table_add (table, ds_bench_run ("baseline: malloc + free (glibc)",
+                                           run_malloc, NULL, &b, 65536, 400, 0.5));
+
+  ds_bench_table_target (table, "C fast path", c_path->median_ns, "<=", 5, "ns");
+  ds_bench_table_target (table, "interface", iface_path->median_ns, "<=", 20, "ns");
+  ds_bench_table_print (table);
+
+  g_assert_cmpuint (ds_scratchpad_get_n_blocks (b.sp, DS_MEMORY_KIND_HOST), ==, 1);
+  g_object_unref (b.sp);
+  g_free (b.floor_block);
+
+  return 0;
+}

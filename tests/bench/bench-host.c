@@ -1,0 +1,445 @@
+/* bench-host.c: host-kind lifecycles and the host pool against malloc
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Runs on any machine: only host memory, no CUDA call. Decides, by
+ * measurement, whether the default host resource should be a pool.
+ */
+
+#include "ds-bench.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+
+static gpointer volatile sink;
+
+/* The 8 host temporaries of one unit of work (each <= 256 KiB). */
+static const gsize unit_sizes[8] = {
+  16 << 10, 48 << 10, 256 << 10, 64 << 10, 1 << 10, 4 << 10, 128 << 10, 200,
+};
+
+/* Plans for "many small temporaries": 1..100 Poisson(1 KiB) sizes each. */
+#define N_PLANS 256
+typedef struct
+{
+  guint  n;
+  gsize  sizes[100];
+} Plan;
+
+typedef struct
+{
+  DsScratchpad     *reused;
+  DsMemoryResource *pool;     /* the default host resource */
+  DsMemoryResource *raw;      /* posix_memalign */
+  Plan             *plans;
+  guint             next_plan;
+  gsize             size;     /* for the per-size pairs */
+} Host;
+
+static void
+unit_ds_new (gpointer data,
+             guint    n)
+{
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      DsScratchpad *sp = ds_scratchpad_new (NULL);
+
+      for (k = 0; k < G_N_ELEMENTS (unit_sizes); k++)
+        sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, unit_sizes[k], 0, NULL);
+      g_object_unref (sp);
+    }
+}
+
+static void
+unit_ds_reused (gpointer data,
+                guint    n)
+{
+  Host *h = data;
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      for (k = 0; k < G_N_ELEMENTS (unit_sizes); k++)
+        sink = ds_scratchpad_alloc (h->reused, DS_MEMORY_KIND_HOST, unit_sizes[k], 0, NULL);
+      ds_scratchpad_release (h->reused);
+    }
+}
+
+static void
+unit_resource (DsMemoryResource *res,
+               guint             n)
+{
+  gpointer ptrs[G_N_ELEMENTS (unit_sizes)];
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      for (k = 0; k < G_N_ELEMENTS (unit_sizes); k++)
+        ptrs[k] = ds_memory_resource_allocate (res, unit_sizes[k], 0, NULL);
+      for (k = G_N_ELEMENTS (unit_sizes); k-- > 0;)
+        ds_memory_resource_deallocate (res, ptrs[k], unit_sizes[k], 0);
+    }
+}
+
+static void
+unit_pool (gpointer data,
+           guint    n)
+{
+  unit_resource (((Host *) data)->pool, n);
+}
+
+static void
+unit_raw (gpointer data,
+          guint    n)
+{
+  unit_resource (((Host *) data)->raw, n);
+}
+
+static void
+unit_malloc (gpointer data,
+             guint    n)
+{
+  gpointer ptrs[G_N_ELEMENTS (unit_sizes)];
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      for (k = 0; k < G_N_ELEMENTS (unit_sizes); k++)
+        ptrs[k] = malloc (unit_sizes[k]);
+      sink = ptrs[0];
+      for (k = G_N_ELEMENTS (unit_sizes); k-- > 0;)
+        free (ptrs[k]);
+    }
+}
+
+/* Touching the memory makes malloc's mmap/munmap of large blocks (page
+ * faults) visible, as real use would. */
+static void
+unit_malloc_touch (gpointer data,
+                   guint    n)
+{
+  gpointer ptrs[G_N_ELEMENTS (unit_sizes)];
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      for (k = 0; k < G_N_ELEMENTS (unit_sizes); k++)
+        {
+          ptrs[k] = malloc (unit_sizes[k]);
+          memset (ptrs[k], 0, MIN (unit_sizes[k], 4096));
+          ((volatile guint8 *) ptrs[k])[unit_sizes[k] - 1] = 1;
+        }
+      for (k = G_N_ELEMENTS (unit_sizes); k-- > 0;)
+        free (ptrs[k]);
+    }
+}
+
+static void
+unit_ds_touch (gpointer data,
+               guint    n)
+{
+  Host *h = data;
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      for (k = 0; k < G_N_ELEMENTS (unit_sizes); k++)
+        {
+          guint8 *p = ds_scratchpad_alloc (h->reused, DS_MEMORY_KIND_HOST, unit_sizes[k], 0, NULL);
+
+          memset (p, 0, MIN (unit_sizes[k], 4096));
+          ((volatile guint8 *) p)[unit_sizes[k] - 1] = 1;
+        }
+      ds_scratchpad_release (h->reused);
+    }
+}
+
+/* Pairs of one size. */
+static void
+pair_pool (gpointer data,
+           guint    n)
+{
+  Host *h = data;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      gpointer p = ds_memory_resource_allocate (h->pool, h->size, 0, NULL);
+
+      ((volatile guint8 *) p)[0] = 1;
+      ds_memory_resource_deallocate (h->pool, p, h->size, 0);
+    }
+}
+
+static void
+pair_malloc (gpointer data,
+             guint    n)
+{
+  Host *h = data;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      gpointer p = malloc (h->size);
+
+      ((volatile guint8 *) p)[0] = 1;
+      free (p);
+    }
+}
+
+/* Many small temporaries. */
+static void
+small_ds_new (gpointer data,
+              guint    n)
+{
+  Host *h = data;
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      Plan *plan = &h->plans[h->next_plan++ % N_PLANS];
+      DsScratchpad *sp = ds_scratchpad_new (NULL);
+
+      for (k = 0; k < plan->n; k++)
+        sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, plan->sizes[k], 0, NULL);
+      g_object_unref (sp);
+    }
+}
+
+static void
+small_ds_reused (gpointer data,
+                 guint    n)
+{
+  Host *h = data;
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      Plan *plan = &h->plans[h->next_plan++ % N_PLANS];
+
+      for (k = 0; k < plan->n; k++)
+        sink = ds_scratchpad_alloc (h->reused, DS_MEMORY_KIND_HOST, plan->sizes[k], 0, NULL);
+      ds_scratchpad_release (h->reused);
+    }
+}
+
+static void
+small_malloc (gpointer data,
+              guint    n)
+{
+  Host *h = data;
+  gpointer ptrs[100];
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      Plan *plan = &h->plans[h->next_plan++ % N_PLANS];
+
+      for (k = 0; k < plan->n; k++)
+        ptrs[k] = malloc (plan->sizes[k]);
+      sink = ptrs[0];
+      for (k = plan->n; k-- > 0;)
+        free (ptrs[k]);
+    }
+}
+
+static void
+small_pool (gpointer data,
+            guint    n)
+{
+  Host *h = data;
+  gpointer ptrs[100];
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      Plan *plan = &h->plans[h->next_plan++ % N_PLANS];
+
+      for (k = 0; k < plan->n; k++)
+        ptrs[k] = ds_memory_resource_allocate (h->pool, plan->sizes[k], 0, NULL);
+      for (k = plan->n; k-- > 0;)
+        ds_memory_resource_deallocate (h->pool, ptrs[k], plan->sizes[k], 0);
+    }
+}
+
+/* Thread scaling of host lifecycles. */
+typedef struct
+{
+  gint    *go;
+  gint    *stop;
+  guint64  lifecycles;
+  gboolean use_malloc;
+} Worker;
+
+static gpointer
+worker_thread (gpointer user_data)
+{
+  Worker *w = user_data;
+
+  while (!g_atomic_int_get (w->go))
+    ;
+  while (!g_atomic_int_get (w->stop))
+    {
+      if (w->use_malloc)
+        unit_malloc (NULL, 16);
+      else
+        unit_ds_new (NULL, 16);
+      w->lifecycles += 16;
+    }
+  return NULL;
+}
+
+static double
+run_threads (guint    n_threads,
+             gboolean use_malloc,
+             double   seconds)
+{
+  GThread *threads[16];
+  Worker workers[16];
+  gint go = 0, stop = 0;
+  guint64 total = 0;
+  gint64 t0, t1;
+  guint i;
+
+  for (i = 0; i < n_threads; i++)
+    {
+      workers[i].go = &go;
+      workers[i].stop = &stop;
+      workers[i].lifecycles = 0;
+      workers[i].use_malloc = use_malloc;
+      threads[i] = g_thread_new ("bench", worker_thread, &workers[i]);
+    }
+  t0 = ds_bench_now_ns ();
+  g_atomic_int_set (&go, 1);
+  g_usleep ((gulong) (seconds * G_USEC_PER_SEC));
+  g_atomic_int_set (&stop, 1);
+  for (i = 0; i < n_threads; i++)
+    {
+      g_thread_join (threads[i]);
+      total += workers[i].lifecycles;
+    }
+  t1 = ds_bench_now_ns ();
+
+  return total / ((t1 - t0) / 1e9);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20261129);
+  Host h = { 0, };
+  DsPoolStats before, after;
+  guint i, k;
+
+  ds_bench_init (&argc, &argv, "bench-host: host-kind lifecycles; the host pool against malloc");
+
+  h.reused = ds_scratchpad_new (NULL);
+  h.pool = ds_memory_resource_get_default (DS_MEMORY_KIND_HOST, -1, &error);
+  g_assert_no_error (error);
+  h.raw = ds_host_memory_resource_new ();
+  h.plans = g_new0 (Plan, N_PLANS);
+  for (i = 0; i < N_PLANS; i++)
+    {
+      h.plans[i].n = g_rand_int_range (rand, 1, 101);
+      for (k = 0; k < h.plans[i].n; k++)
+        h.plans[i].sizes[k] = ds_bench_poisson (rand, 1024);
+    }
+  printf ("# default host resource: %s\n", G_OBJECT_TYPE_NAME (h.pool));
+
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new ("host lifecycle: 8 host allocations (200 B .. 256 KiB) per unit of work");
+
+    DsBenchResult *r;
+
+    ds_bench_default_pool_stats (&before);
+    r = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad, 8 allocs, unref", unit_ds_new, NULL, &h, 0, 100000, 1.0));
+    ds_bench_default_pool_stats (&after);
+    ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release", unit_ds_reused, NULL, &h, 0, 100000, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("host pool direct: 8 allocate/deallocate", unit_pool, NULL, &h, 0, 100000, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("malloc/free x 8", unit_malloc, NULL, &h, 0, 100000, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("raw host resource (posix_memalign) x 8", unit_raw, NULL, &h, 0, 100000, 1.0));
+    ds_bench_table_note (t, "'new' case, from the pool statistics: %" G_GUINT64_FORMAT " upstream calls and %"
+                         G_GUINT64_FORMAT " CUDA calls over %" G_GUINT64_FORMAT " lifecycles; %.2f pool hits per lifecycle",
+                         after.upstream_allocations + after.upstream_deallocations -
+                         before.upstream_allocations - before.upstream_deallocations,
+                         ds_bench_pool_cuda_calls (&after) - ds_bench_pool_cuda_calls (&before),
+                         r->total, (double) (after.cache_hits - before.cache_hits) / r->total);
+    ds_bench_table_print (t);
+  }
+
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new ("host lifecycle, memory touched (first 4 KiB and last byte of each)");
+
+    ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release", unit_ds_touch, NULL, &h, 0, 100000, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("malloc/free x 8", unit_malloc_touch, NULL, &h, 0, 100000, 1.0));
+    ds_bench_table_print (t);
+  }
+
+  {
+    static const gsize pair_sizes[] = { 64, 1024, 16384, 262144, 4 << 20 };
+
+    for (i = 0; i < G_N_ELEMENTS (pair_sizes); i++)
+      {
+        g_autofree char *title = g_strdup_printf ("one allocate + free pair of %" G_GSIZE_FORMAT " bytes", pair_sizes[i]);
+        g_autoptr(DsBenchTable) t = ds_bench_table_new (title);
+
+        h.size = pair_sizes[i];
+        ds_bench_table_add (t, ds_bench_run ("default host pool", pair_pool, NULL, &h, 0, 100000, 0.3));
+        ds_bench_table_add (t, ds_bench_run ("malloc/free", pair_malloc, NULL, &h, 0, 100000, 0.3));
+        ds_bench_table_print (t);
+      }
+  }
+
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new ("many small host temporaries: 1..100 Poisson(1 KiB) per lifecycle (256 fixed plans)");
+
+    ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad, allocs, unref", small_ds_new, NULL, &h, 0, 100000, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release", small_ds_reused, NULL, &h, 0, 100000, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("malloc/free each", small_malloc, NULL, &h, 0, 100000, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("host pool direct each", small_pool, NULL, &h, 0, 100000, 1.0));
+    ds_bench_table_print (t);
+  }
+
+  {
+    static const guint counts[] = { 1, 2, 4, 8, 16 };
+    double base_ds = 0, base_malloc = 0;
+
+    printf ("\n== host lifecycle thread scaling (new scratchpad + 8 host allocs per lifecycle) ==\n");
+    printf ("%8s %16s %10s %16s %10s\n", "threads", "ds lifecycles/s", "speed-up", "malloc units/s", "speed-up");
+    for (i = 0; i < G_N_ELEMENTS (counts); i++)
+      {
+        double ds = run_threads (counts[i], FALSE, 0.3);
+        double m = run_threads (counts[i], TRUE, 0.3);
+
+        if (i == 0)
+          {
+            base_ds = ds;
+            base_malloc = m;
+          }
+        printf ("%8u %16.0f %9.2fx %16.0f %9.2fx\n", counts[i], ds, ds / base_ds, m, m / base_malloc);
+      }
+    printf ("  (this machine has %u CPU(s); speed-up is bounded by that)\n", g_get_num_processors ());
+  }
+
+  {
+    DsPoolStats s;
+
+    ds_pool_resource_get_stats (DS_POOL_RESOURCE (h.pool), &s);
+    printf ("\n# default host pool at exit: held %" G_GUINT64_FORMAT " B, peak demand %" G_GUINT64_FORMAT
+            " B, hits %" G_GUINT64_FORMAT ", misses %" G_GUINT64_FORMAT ", upstream %" G_GUINT64_FORMAT
+            "/%" G_GUINT64_FORMAT ", CUDA calls %" G_GUINT64_FORMAT "\n",
+            s.bytes_held, s.peak_bytes_in_use, s.cache_hits, s.cache_misses,
+            s.upstream_allocations, s.upstream_deallocations, ds_bench_pool_cuda_calls (&s));
+  }
+
+  g_object_unref (h.reused);
+  g_object_unref (h.raw);
+  g_free (h.plans);
+  return 0;
+}

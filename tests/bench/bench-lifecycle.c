@@ -1,0 +1,782 @@
+/* bench-lifecycle.c: scratchpad lifecycles against every alternative
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Needs a GPU (exits 77 without one). One non-blocking stream; every case
+ * does the same temporaries, the stream is synchronized (untimed) between
+ * batches, and the pools are warm. DESIGN.md §4 targets are printed as
+ * MET/MISSED lines under each table.
+ */
+
+#include "ds-bench.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ds-bench-cub.h"
+
+#define CHECK(call) \
+  G_STMT_START { \
+    cudaError_t _r = (call); \
+    if (G_UNLIKELY (_r != cudaSuccess)) \
+      g_error ("%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString (_r)); \
+  } G_STMT_END
+
+static gpointer volatile sink;
+
+typedef struct
+{
+  DsMemoryKind kind;
+  gsize        size;
+} Temp;
+
+/* The four-kind unit of work: 8 temporaries over the 4 kinds, <= 256 KiB. */
+static const Temp four[8] = {
+  { DS_MEMORY_KIND_HOST, 16 << 10 },
+  { DS_MEMORY_KIND_PINNED, 16 << 10 },
+  { DS_MEMORY_KIND_DEVICE, 256 << 10 },
+  { DS_MEMORY_KIND_MANAGED, 16 << 10 },
+  { DS_MEMORY_KIND_HOST, 48 << 10 },
+  { DS_MEMORY_KIND_PINNED, 48 << 10 },
+  { DS_MEMORY_KIND_DEVICE, 64 << 10 },
+  { DS_MEMORY_KIND_MANAGED, 4 << 10 },
+};
+
+/* DALI's measured workload: 16 KiB host + pinned + managed, 256 KiB device. */
+static const Temp dali4[4] = {
+  { DS_MEMORY_KIND_HOST, 16 << 10 },
+  { DS_MEMORY_KIND_PINNED, 16 << 10 },
+  { DS_MEMORY_KIND_MANAGED, 16 << 10 },
+  { DS_MEMORY_KIND_DEVICE, 256 << 10 },
+};
+
+#define N_PLANS 256
+typedef struct
+{
+  guint n[3];               /* host, pinned, device */
+  gsize sizes[3][100];
+} Plan;
+
+typedef struct
+{
+  cudaStream_t      stream;
+  gint              device;
+  DsAccessOrder     order;      /* made once, for the cases that reuse it */
+  DsScratchpad     *reused;
+  DsMemoryResource *pools[DS_N_MEMORY_KINDS];
+  void             *cub;
+  Plan             *plans;
+  guint             next_plan;
+  const Temp       *temps;
+  guint             n_temps;
+  gsize             device_size;  /* device-only / pinned-only size */
+} Ctx;
+
+static void
+sync_stream (gpointer data,
+             guint    n)
+{
+  CHECK (cudaStreamSynchronize (((Ctx *) data)->stream));
+}
+
+/* ds ---------------------------------------------------------------------- */
+
+static void
+temps_ds_new (gpointer data,
+              guint    n)
+{
+  Ctx *c = data;
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      DsAccessOrder order;
+      DsScratchpad *sp;
+
+      ds_access_order_init_stream (&order, c->stream, c->device);
+      sp = ds_scratchpad_new (&order);
+      for (k = 0; k < c->n_temps; k++)
+        sink = ds_scratchpad_alloc (sp, c->temps[k].kind, c->temps[k].size, 0, NULL);
+      g_object_unref (sp);
+    }
+}
+
+static void
+temps_ds_new_same_order (gpointer data,
+                         guint    n)
+{
+  Ctx *c = data;
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      DsScratchpad *sp = ds_scratchpad_new (&c->order);
+
+      for (k = 0; k < c->n_temps; k++)
+        sink = ds_scratchpad_alloc (sp, c->temps[k].kind, c->temps[k].size, 0, NULL);
+      g_object_unref (sp);
+    }
+}
+
+static void
+temps_ds_reused (gpointer data,
+                 guint    n)
+{
+  Ctx *c = data;
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      for (k = 0; k < c->n_temps; k++)
+        sink = ds_scratchpad_alloc (c->reused, c->temps[k].kind, c->temps[k].size, 0, NULL);
+      ds_scratchpad_release (c->reused);
+    }
+}
+
+/* Each temporary through the default pool of its kind, in the same orders
+ * a scratchpad uses (device memory in stream order; the others in host
+ * order; all but host given back in stream order). */
+static void
+temps_pool (gpointer data,
+            guint    n)
+{
+  Ctx *c = data;
+  gpointer ptrs[8];
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      for (k = 0; k < c->n_temps; k++)
+        {
+          DsMemoryResource *pool = c->pools[c->temps[k].kind];
+
+          ptrs[k] = c->temps[k].kind == DS_MEMORY_KIND_DEVICE
+            ? ds_memory_resource_allocate_async (pool, c->temps[k].size, 0, &c->order, NULL)
+            : ds_memory_resource_allocate (pool, c->temps[k].size, 0, NULL);
+        }
+      for (k = c->n_temps; k-- > 0;)
+        {
+          DsMemoryResource *pool = c->pools[c->temps[k].kind];
+
+          if (c->temps[k].kind == DS_MEMORY_KIND_HOST)
+            ds_memory_resource_deallocate (pool, ptrs[k], c->temps[k].size, 0);
+          else
+            ds_memory_resource_deallocate_async (pool, ptrs[k], c->temps[k].size, 0, &c->order, NULL);
+        }
+    }
+}
+
+/* Baselines --------------------------------------------------------------- */
+
+/* Every temporary with cudaMallocAsync/cudaFreeAsync on the stream (the
+ * default mempool, release threshold UINT64_MAX). */
+static void
+temps_async (gpointer data,
+             guint    n)
+{
+  Ctx *c = data;
+  void *ptrs[8];
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      for (k = 0; k < c->n_temps; k++)
+        CHECK (cudaMallocAsync (&ptrs[k], c->temps[k].size, c->stream));
+      for (k = c->n_temps; k-- > 0;)
+        CHECK (cudaFreeAsync (ptrs[k], c->stream));
+    }
+}
+
+static void
+temps_cub (gpointer data,
+           guint    n)
+{
+  Ctx *c = data;
+  void *ptrs[8];
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      for (k = 0; k < c->n_temps; k++)
+        if (ds_bench_cub_alloc (c->cub, &ptrs[k], c->temps[k].size, c->stream) != 0)
+          g_error ("CUB DeviceAllocate failed");
+      for (k = c->n_temps; k-- > 0;)
+        ds_bench_cub_dealloc (c->cub, ptrs[k]);
+    }
+}
+
+static void *
+raw_alloc (DsMemoryKind kind,
+           gsize        size)
+{
+  void *p = NULL;
+
+  switch (kind)
+    {
+    case DS_MEMORY_KIND_HOST:
+      p = malloc (size);
+      break;
+    case DS_MEMORY_KIND_PINNED:
+      CHECK (cudaMallocHost (&p, size));
+      break;
+    case DS_MEMORY_KIND_DEVICE:
+      CHECK (cudaMalloc (&p, size));
+      break;
+    case DS_MEMORY_KIND_MANAGED:
+    default:
+      CHECK (cudaMallocManaged (&p, size, cudaMemAttachGlobal));
+      break;
+    }
+  return p;
+}
+
+static void
+raw_free (DsMemoryKind kind,
+          void        *p)
+{
+  if (kind == DS_MEMORY_KIND_HOST)
+    free (p);
+  else if (kind == DS_MEMORY_KIND_PINNED)
+    CHECK (cudaFreeHost (p));
+  else
+    CHECK (cudaFree (p));
+}
+
+/* malloc / cudaMallocHost / cudaMalloc / cudaMallocManaged, per kind. */
+static void
+temps_raw (gpointer data,
+           guint    n)
+{
+  Ctx *c = data;
+  void *ptrs[8];
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      for (k = 0; k < c->n_temps; k++)
+        ptrs[k] = raw_alloc (c->temps[k].kind, c->temps[k].size);
+      for (k = c->n_temps; k-- > 0;)
+        raw_free (c->temps[k].kind, ptrs[k]);
+    }
+}
+
+/* Device-only (one 1 MiB block + a 4-byte memset using it) -------------- */
+
+static void
+dev_ds_new (gpointer data,
+            guint    n)
+{
+  Ctx *c = data;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      DsAccessOrder order;
+      DsScratchpad *sp;
+      gpointer p;
+
+      ds_access_order_init_stream (&order, c->stream, c->device);
+      sp = ds_scratchpad_new (&order);
+      p = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, c->device_size, 0, NULL);
+      CHECK (cudaMemsetAsync (p, 0, 4, c->stream));
+      g_object_unref (sp);
+    }
+}
+
+static void
+dev_ds_reused (gpointer data,
+               guint    n)
+{
+  Ctx *c = data;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      gpointer p = ds_scratchpad_alloc (c->reused, DS_MEMORY_KIND_DEVICE, c->device_size, 0, NULL);
+
+      CHECK (cudaMemsetAsync (p, 0, 4, c->stream));
+      ds_scratchpad_release (c->reused);
+    }
+}
+
+static void
+dev_pool (gpointer data,
+          guint    n)
+{
+  Ctx *c = data;
+  DsMemoryResource *pool = c->pools[DS_MEMORY_KIND_DEVICE];
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      gpointer p = ds_memory_resource_allocate_async (pool, c->device_size, 0, &c->order, NULL);
+
+      CHECK (cudaMemsetAsync (p, 0, 4, c->stream));
+      ds_memory_resource_deallocate_async (pool, p, c->device_size, 0, &c->order, NULL);
+    }
+}
+
+static void
+dev_async (gpointer data,
+           guint    n)
+{
+  Ctx *c = data;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      void *p;
+
+      CHECK (cudaMallocAsync (&p, c->device_size, c->stream));
+      CHECK (cudaMemsetAsync (p, 0, 4, c->stream));
+      CHECK (cudaFreeAsync (p, c->stream));
+    }
+}
+
+static void
+dev_cub (gpointer data,
+         guint    n)
+{
+  Ctx *c = data;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      void *p;
+
+      if (ds_bench_cub_alloc (c->cub, &p, c->device_size, c->stream) != 0)
+        g_error ("CUB DeviceAllocate failed");
+      CHECK (cudaMemsetAsync (p, 0, 4, c->stream));
+      ds_bench_cub_dealloc (c->cub, p);
+    }
+}
+
+static void
+dev_malloc (gpointer data,
+            guint    n)
+{
+  Ctx *c = data;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      void *p;
+
+      CHECK (cudaMalloc (&p, c->device_size));
+      CHECK (cudaMemsetAsync (p, 0, 4, c->stream));
+      CHECK (cudaFree (p));
+    }
+}
+
+/* The floor: the memset alone, into a buffer allocated once. */
+static void
+dev_memset_only (gpointer data,
+                 guint    n)
+{
+  Ctx *c = data;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    CHECK (cudaMemsetAsync ((gpointer) sink, 0, 4, c->stream));
+}
+
+/* Pinned-only (one block, written by the host) --------------------------- */
+
+static void
+pinned_ds_new (gpointer data,
+               guint    n)
+{
+  Ctx *c = data;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      DsAccessOrder order;
+      DsScratchpad *sp;
+      guint8 *p;
+
+      ds_access_order_init_stream (&order, c->stream, c->device);
+      sp = ds_scratchpad_new (&order);
+      p = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_PINNED, c->device_size, 0, NULL);
+      p[0] = 1;
+      g_object_unref (sp);
+    }
+}
+
+static void
+pinned_raw (gpointer data,
+            guint    n)
+{
+  Ctx *c = data;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      guint8 *p;
+
+      CHECK (cudaMallocHost ((void **) &p, c->device_size));
+      p[0] = 1;
+      CHECK (cudaFreeHost (p));
+    }
+}
+
+/* Many small temporaries (1..100 Poisson(1 KiB) per kind) ---------------- */
+
+static const DsMemoryKind small_kinds[3] = {
+  DS_MEMORY_KIND_HOST, DS_MEMORY_KIND_PINNED, DS_MEMORY_KIND_DEVICE,
+};
+
+static void
+small_ds (Ctx          *c,
+          DsScratchpad *sp)
+{
+  Plan *plan = &c->plans[c->next_plan++ % N_PLANS];
+  guint j, k;
+
+  for (j = 0; j < 3; j++)
+    for (k = 0; k < plan->n[j]; k++)
+      sink = ds_scratchpad_alloc (sp, small_kinds[j], plan->sizes[j][k], 0, NULL);
+}
+
+static void
+small_ds_new (gpointer data,
+              guint    n)
+{
+  Ctx *c = data;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      DsAccessOrder order;
+      DsScratchpad *sp;
+
+      ds_access_order_init_stream (&order, c->stream, c->device);
+      sp = ds_scratchpad_new (&order);
+      small_ds (c, sp);
+      g_object_unref (sp);
+    }
+}
+
+static void
+small_ds_reused (gpointer data,
+                 guint    n)
+{
+  Ctx *c = data;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      small_ds (c, c->reused);
+      ds_scratchpad_release (c->reused);
+    }
+}
+
+typedef enum
+{
+  SMALL_POOL,
+  SMALL_ASYNC,
+  SMALL_CUB,
+  SMALL_RAW,
+} SmallMode;
+
+static void
+small_each (Ctx       *c,
+            guint      n,
+            SmallMode  mode)
+{
+  static void *ptrs[3][100];
+  guint i, j, k;
+
+  for (i = 0; i < n; i++)
+    {
+      Plan *plan = &c->plans[c->next_plan++ % N_PLANS];
+
+      for (j = 0; j < 3; j++)
+        for (k = 0; k < plan->n[j]; k++)
+          {
+            DsMemoryKind kind = small_kinds[j];
+            gsize size = plan->sizes[j][k];
+
+            if (mode == SMALL_POOL)
+              ptrs[j][k] = kind == DS_MEMORY_KIND_DEVICE
+                ? ds_memory_resource_allocate_async (c->pools[kind], size, 0, &c->order, NULL)
+                : ds_memory_resource_allocate (c->pools[kind], size, 0, NULL);
+            else if (mode == SMALL_RAW || kind == DS_MEMORY_KIND_HOST)
+              ptrs[j][k] = raw_alloc (kind, size);
+            else if (mode == SMALL_ASYNC)
+              CHECK (cudaMallocAsync (&ptrs[j][k], size, c->stream));
+            else if (ds_bench_cub_alloc (c->cub, &ptrs[j][k], size, c->stream) != 0)
+              g_error ("CUB DeviceAllocate failed");
+          }
+
+      for (j = 3; j-- > 0;)
+        for (k = plan->n[j]; k-- > 0;)
+          {
+            DsMemoryKind kind = small_kinds[j];
+            gsize size = plan->sizes[j][k];
+
+            if (mode == SMALL_POOL)
+              {
+                if (kind == DS_MEMORY_KIND_HOST)
+                  ds_memory_resource_deallocate (c->pools[kind], ptrs[j][k], size, 0);
+                else
+                  ds_memory_resource_deallocate_async (c->pools[kind], ptrs[j][k], size, 0, &c->order, NULL);
+              }
+            else if (mode == SMALL_RAW || kind == DS_MEMORY_KIND_HOST)
+              raw_free (kind, ptrs[j][k]);
+            else if (mode == SMALL_ASYNC)
+              CHECK (cudaFreeAsync (ptrs[j][k], c->stream));
+            else
+              ds_bench_cub_dealloc (c->cub, ptrs[j][k]);
+          }
+    }
+}
+
+static void small_pool (gpointer data, guint n) { small_each (data, n, SMALL_POOL); }
+static void small_async (gpointer data, guint n) { small_each (data, n, SMALL_ASYNC); }
+static void small_cub (gpointer data, guint n) { small_each (data, n, SMALL_CUB); }
+static void small_raw (gpointer data, guint n) { small_each (data, n, SMALL_RAW); }
+
+/* CUDA calls per lifecycle, from the default pools' statistics ----------- */
+
+static void
+note_calls (DsBenchTable *table,
+            const char   *what,
+            DsBenchFunc   func,
+            Ctx          *c,
+            guint         n)
+{
+  DsPoolStats before, after;
+
+  CHECK (cudaStreamSynchronize (c->stream));
+  ds_bench_default_pool_stats (&before);
+  func (c, n);
+  CHECK (cudaStreamSynchronize (c->stream));
+  ds_bench_default_pool_stats (&after);
+
+#define PER(field) ((double) (after.field - before.field) / n)
+  ds_bench_table_note (table,
+                       "%s, per lifecycle (pool statistics, %u lifecycles): CUDA calls %.2f "
+                       "[events recorded %.2f, created %.2f, queries %.2f, stream waits %.2f, "
+                       "blocking waits %.2f]; upstream allocations %.3f, deallocations %.3f; "
+                       "pool hits %.2f, misses %.3f",
+                       what, n,
+                       (double) (ds_bench_pool_cuda_calls (&after) - ds_bench_pool_cuda_calls (&before)) / n,
+                       PER (events_recorded), PER (events_created), PER (event_queries),
+                       PER (stream_waits), PER (event_waits),
+                       PER (upstream_allocations), PER (upstream_deallocations),
+                       PER (cache_hits), PER (cache_misses));
+#undef PER
+}
+
+static double
+per_lifecycle_events (Ctx         *c,
+                      DsBenchFunc  func,
+                      guint        n,
+                      double      *upstream)
+{
+  DsPoolStats before, after;
+
+  CHECK (cudaStreamSynchronize (c->stream));
+  ds_bench_default_pool_stats (&before);
+  func (c, n);
+  CHECK (cudaStreamSynchronize (c->stream));
+  ds_bench_default_pool_stats (&after);
+  *upstream = (double) (after.upstream_allocations + after.upstream_deallocations -
+                        before.upstream_allocations - before.upstream_deallocations) / n;
+  return (double) (after.events_recorded - before.events_recorded) / n;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20261129);
+  gboolean have_cub = ds_bench_cub_available ();
+  cudaMemPool_t mempool;
+  guint64 threshold = G_MAXUINT64;
+  DsMemoryKind kind;
+  Ctx c = { 0, };
+  guint i, j, k;
+
+  ds_bench_init (&argc, &argv, "bench-lifecycle: scratchpad lifecycles against every alternative");
+  ds_bench_require_cuda ();
+
+  c.device = 0;
+  CHECK (cudaSetDevice (c.device));
+  CHECK (cudaStreamCreateWithFlags (&c.stream, cudaStreamNonBlocking));
+  ds_access_order_init_stream (&c.order, c.stream, c.device);
+  c.reused = ds_scratchpad_new (&c.order);
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      c.pools[kind] = ds_memory_resource_get_default (kind, kind == DS_MEMORY_KIND_HOST ? -1 : 0, &error);
+      g_assert_no_error (error);
+      printf ("# default %s resource: %s\n",
+              g_enum_to_string (DS_TYPE_MEMORY_KIND, kind), G_OBJECT_TYPE_NAME (c.pools[kind]));
+    }
+  printf ("# pool policies: DS_POOL_RELEASE=%s DS_POOL_CROSS_STREAM=%s (unset: the defaults)\n",
+          g_getenv ("DS_POOL_RELEASE") ? g_getenv ("DS_POOL_RELEASE") : "unset",
+          g_getenv ("DS_POOL_CROSS_STREAM") ? g_getenv ("DS_POOL_CROSS_STREAM") : "unset");
+
+  CHECK (cudaDeviceGetDefaultMemPool (&mempool, c.device));
+  CHECK (cudaMemPoolSetAttribute (mempool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  if (have_cub)
+    c.cub = ds_bench_cub_new ();
+  else
+    printf ("# CUB baseline: not built (no C++ compiler or no cub/util_allocator.cuh)\n");
+
+  c.plans = g_new0 (Plan, N_PLANS);
+  for (i = 0; i < N_PLANS; i++)
+    for (j = 0; j < 3; j++)
+      {
+        c.plans[i].n[j] = g_rand_int_range (rand, 1, 101);
+        for (k = 0; k < c.plans[i].n[j]; k++)
+          c.plans[i].sizes[j][k] = ds_bench_poisson (rand, 1024);
+      }
+
+  /* Four-kind lifecycle ---------------------------------------------------- */
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new (
+      "four-kind lifecycle: new scratchpad (and stream order) on a non-blocking stream, "
+      "8 allocations (host 16K+48K, pinned 16K+48K, device 256K+64K, managed 16K+4K), unref");
+    DsBenchResult *ds_new, *reused, *best = NULL, *r;
+    double events, upstream;
+
+    c.temps = four;
+    c.n_temps = G_N_ELEMENTS (four);
+
+    ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, 8 allocs, unref", temps_ds_new, sync_stream, &c, 0, 200000, 2.0));
+    ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad (order made once)", temps_ds_new_same_order, sync_stream, &c, 0, 200000, 1.0));
+    reused = ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + ds_scratchpad_release", temps_ds_reused, sync_stream, &c, 0, 200000, 2.0));
+    r = ds_bench_table_add (t, ds_bench_run ("default pools directly, 8 x allocate/deallocate_async", temps_pool, sync_stream, &c, 0, 200000, 1.0));
+    best = r;
+    r = ds_bench_table_add (t, ds_bench_run ("cudaMallocAsync/cudaFreeAsync x 8 (threshold max)", temps_async, sync_stream, &c, 0, 200000, 1.0));
+    if (r->median_ns < best->median_ns)
+      best = r;
+    if (have_cub)
+      {
+        r = ds_bench_table_add (t, ds_bench_run ("CUB CachingDeviceAllocator x 8", temps_cub, sync_stream, &c, 0, 200000, 1.0));
+        if (r->median_ns < best->median_ns)
+          best = r;
+      }
+    ds_bench_table_add (t, ds_bench_run ("malloc/cudaMallocHost/cudaMalloc/cudaMallocManaged + frees", temps_raw, sync_stream, &c, 1, 50, 2.0));
+
+    note_calls (t, "ds new", temps_ds_new, &c, 2000);
+    note_calls (t, "ds reused", temps_ds_reused, &c, 2000);
+    note_calls (t, "pools directly", temps_pool, &c, 2000);
+    ds_bench_table_target (t, "new-scratchpad median", ds_new->median_ns / 1000, "<=", 1.0, "us");
+    ds_bench_table_target (t, "reused-scratchpad median", reused->median_ns / 1000, "<=", 0.4, "us");
+    ds_bench_table_note (t, "best alternative: %s", best->name);
+    ds_bench_table_target (t, "speed-up of ds new over the best alternative",
+                           best->median_ns / ds_new->median_ns, ">=", 5, "x");
+    events = per_lifecycle_events (&c, temps_ds_new, 2000, &upstream);
+    ds_bench_table_target (t, "cudaEventRecord per release (one stream)", events, "<=", 1, "");
+    ds_bench_table_target (t, "upstream (cudaMalloc*/cudaFree*) calls per lifecycle", upstream, "<=", 0, "");
+    ds_bench_table_print (t);
+  }
+
+  /* DALI's four-kind workload --------------------------------------------- */
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new (
+      "DALI's four-kind workload: 16 KiB host + pinned + managed and 256 KiB device "
+      "(DALI's DynamicScratchpad on the H200: 173 us)");
+    DsBenchResult *ds_new;
+
+    c.temps = dali4;
+    c.n_temps = G_N_ELEMENTS (dali4);
+    ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, 4 allocs, unref", temps_ds_new, sync_stream, &c, 0, 200000, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release", temps_ds_reused, sync_stream, &c, 0, 200000, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("malloc/cudaMallocHost/cudaMallocManaged/cudaMalloc", temps_raw, sync_stream, &c, 1, 50, 2.0));
+    ds_bench_table_target (t, "median", ds_new->median_ns / 1000, "<=", 5.0, "us");
+    ds_bench_table_print (t);
+  }
+
+  /* Device-only lifecycle ------------------------------------------------- */
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new (
+      "device-only lifecycle: new scratchpad + order, one 1 MiB device allocation, "
+      "a 4-byte cudaMemsetAsync into it, unref (DALI on the H200, with a kernel: 4.3 us)");
+    DsBenchResult *ds_new, *async, *mall, *floor_;
+    void *buffer;
+
+    c.device_size = 1 << 20;
+    CHECK (cudaMalloc (&buffer, 4096));
+    sink = buffer;
+
+    ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, alloc, memset, unref", dev_ds_new, sync_stream, &c, 0, 200000, 2.0));
+    ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release", dev_ds_reused, sync_stream, &c, 0, 200000, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("default device pool directly", dev_pool, sync_stream, &c, 0, 200000, 1.0));
+    async = ds_bench_table_add (t, ds_bench_run ("cudaMallocAsync + memset + cudaFreeAsync", dev_async, sync_stream, &c, 0, 200000, 1.0));
+    if (have_cub)
+      ds_bench_table_add (t, ds_bench_run ("CUB CachingDeviceAllocator + memset", dev_cub, sync_stream, &c, 0, 200000, 1.0));
+    mall = ds_bench_table_add (t, ds_bench_run ("cudaMalloc + memset + cudaFree", dev_malloc, sync_stream, &c, 1, 500, 2.0));
+    floor_ = ds_bench_table_add (t, ds_bench_run ("floor: the memset alone", dev_memset_only, sync_stream, &c, 0, 200000, 1.0));
+
+    note_calls (t, "ds new", dev_ds_new, &c, 2000);
+    ds_bench_table_note (t, "ds new minus the memset floor: %.3f us; cudaMallocAsync pair minus the floor: %.3f us",
+                         (ds_new->median_ns - floor_->median_ns) / 1000,
+                         (async->median_ns - floor_->median_ns) / 1000);
+    ds_bench_table_target (t, "ds new vs cudaMallocAsync+cudaFreeAsync (ratio of medians, >= 1 = no slower)",
+                           async->median_ns / ds_new->median_ns, ">=", 1, "x");
+    ds_bench_table_target (t, "speed-up over cudaMalloc+cudaFree", mall->median_ns / ds_new->median_ns, ">=", 50, "x");
+    ds_bench_table_target (t, "ds new vs DALI's 4.3 us", ds_new->median_ns / 4300, "<=", 0.7, "x");
+    ds_bench_table_print (t);
+    CHECK (cudaFree (buffer));
+  }
+
+  /* Pinned-only lifecycle ------------------------------------------------- */
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new (
+      "pinned-only lifecycle: new scratchpad + order, one 64 KiB pinned allocation "
+      "written by the host, unref (given back in the stream's order)");
+    DsBenchResult *ds_new, *raw;
+
+    c.device_size = 64 << 10;
+    ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, pinned alloc, unref", pinned_ds_new, sync_stream, &c, 0, 200000, 1.0));
+    raw = ds_bench_table_add (t, ds_bench_run ("cudaMallocHost + cudaFreeHost", pinned_raw, sync_stream, &c, 1, 200, 2.0));
+    note_calls (t, "ds new", pinned_ds_new, &c, 2000);
+    ds_bench_table_target (t, "speed-up over cudaMallocHost+cudaFreeHost", raw->median_ns / ds_new->median_ns, ">=", 500, "x");
+    ds_bench_table_print (t);
+  }
+
+  /* Many small temporaries ------------------------------------------------ */
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new (
+      "many small temporaries: per lifecycle 1..100 allocations of Poisson(1 KiB) for each of "
+      "host, pinned, device (256 fixed plans; DALI on the H200: 26.5 us). Baselines: host "
+      "with malloc, pinned and device with the allocator named");
+    DsBenchResult *ds_new;
+
+    ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, allocs, unref", small_ds_new, sync_stream, &c, 1, 200000, 2.0));
+    ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release", small_ds_reused, sync_stream, &c, 1, 200000, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("default pools directly, each temporary", small_pool, sync_stream, &c, 1, 200000, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("cudaMallocAsync/cudaFreeAsync each", small_async, sync_stream, &c, 1, 200000, 1.0));
+    if (have_cub)
+      ds_bench_table_add (t, ds_bench_run ("CUB CachingDeviceAllocator each", small_cub, sync_stream, &c, 1, 200000, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("malloc/cudaMallocHost/cudaMalloc each", small_raw, sync_stream, &c, 1, 5, 3.0));
+    note_calls (t, "ds new", small_ds_new, &c, 1000);
+    ds_bench_table_target (t, "ds new vs DALI's 26.5 us", ds_new->median_ns / 26500, "<=", 0.3, "x");
+    ds_bench_table_print (t);
+  }
+
+  {
+    DsPoolStats s;
+
+    ds_bench_default_pool_stats (&s);
+    printf ("\n# default pools at exit (all kinds): held %" G_GUINT64_FORMAT " B, peak demand (sum) %"
+            G_GUINT64_FORMAT " B, upstream %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
+            ", events recorded %" G_GUINT64_FORMAT ", created %" G_GUINT64_FORMAT "\n",
+            s.bytes_held, s.peak_bytes_in_use, s.upstream_allocations, s.upstream_deallocations,
+            s.events_recorded, s.events_created);
+  }
+
+  g_object_unref (c.reused);
+  if (c.cub != NULL)
+    ds_bench_cub_free (c.cub);
+  CHECK (cudaStreamSynchronize (c.stream));
+  CHECK (cudaStreamDestroy (c.stream));
+  g_free (c.plans);
+  return 0;
+}

@@ -1,0 +1,365 @@
+/* bench-pool.c: the pool's policies, measured against each other
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Needs a GPU. Decides two process-wide pool policies by measurement
+ * (ds-pool-resource-private.h):
+ *  - release: record one event per stream per release ("record"), or
+ *    first ask whether the stream is idle and record nothing if it is
+ *    ("query-idle");
+ *  - cross-stream: a request on stream T takes a block released on S only
+ *    once S's event has completed ("query"), or takes it at once and makes
+ *    T wait for the event ("wait").
+ * It also measures the cost of a cache miss and of a scratchpad finalized
+ * on another thread than the one that filled it.
+ */
+
+#include "ds-bench.h"
+
+#include <string.h>
+
+#include "ds-pool-resource-private.h"
+
+#define CHECK(call) \
+  G_STMT_START { \
+    cudaError_t _r = (call); \
+    if (G_UNLIKELY (_r != cudaSuccess)) \
+      g_error ("%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString (_r)); \
+  } G_STMT_END
+
+static gpointer volatile sink;
+
+#define N_STREAMS 4
+
+typedef struct
+{
+  cudaStream_t streams[N_STREAMS];
+  guint        next;
+  gsize        size;        /* device allocation */
+  gsize        work;        /* bytes memset per lifecycle (0: none) */
+} Ctx;
+
+static const struct
+{
+  DsMemoryKind kind;
+  gsize        size;
+} four[8] = {
+  { DS_MEMORY_KIND_HOST, 16 << 10 },
+  { DS_MEMORY_KIND_PINNED, 16 << 10 },
+  { DS_MEMORY_KIND_DEVICE, 256 << 10 },
+  { DS_MEMORY_KIND_MANAGED, 16 << 10 },
+  { DS_MEMORY_KIND_HOST, 48 << 10 },
+  { DS_MEMORY_KIND_PINNED, 48 << 10 },
+  { DS_MEMORY_KIND_DEVICE, 64 << 10 },
+  { DS_MEMORY_KIND_MANAGED, 4 << 10 },
+};
+
+static void
+sync_all (gpointer data,
+          guint    n)
+{
+  Ctx *c = data;
+  guint i;
+
+  for (i = 0; i < N_STREAMS; i++)
+    CHECK (cudaStreamSynchronize (c->streams[i]));
+}
+
+static void
+four_kind (gpointer data,
+           guint    n)
+{
+  Ctx *c = data;
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      DsAccessOrder order;
+      DsScratchpad *sp;
+
+      ds_access_order_init_stream (&order, c->streams[0], 0);
+      sp = ds_scratchpad_new (&order);
+      for (k = 0; k < G_N_ELEMENTS (four); k++)
+        sink = ds_scratchpad_alloc (sp, four[k].kind, four[k].size, 0, NULL);
+      g_object_unref (sp);
+    }
+}
+
+/* One device allocation and @work bytes of memset into it, on stream 0
+ * (one stream) or on the streams in turn (@rotate). */
+static void
+device_work (Ctx     *c,
+             guint    n,
+             gboolean rotate)
+{
+  guint i;
+
+  for (i = 0; i < n; i++)
+    {
+      cudaStream_t stream = c->streams[rotate ? c->next++ % N_STREAMS : 0];
+      DsAccessOrder order;
+      DsScratchpad *sp;
+      gpointer p;
+
+      ds_access_order_init_stream (&order, stream, 0);
+      sp = ds_scratchpad_new (&order);
+      p = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, c->size, 0, NULL);
+      CHECK (cudaMemsetAsync (p, 0, MAX (4, c->work), stream));
+      g_object_unref (sp);
+    }
+}
+
+static void
+device_one_stream (gpointer data,
+                   guint    n)
+{
+  device_work (data, n, FALSE);
+}
+
+static void
+device_rotate (gpointer data,
+               guint    n)
+{
+  device_work (data, n, TRUE);
+}
+
+static void
+row (DsBenchTable *t,
+     const char   *name,
+     DsBenchFunc   func,
+     Ctx          *c,
+     DsPoolReleasePolicy release,
+     DsPoolCrossStreamPolicy cross)
+{
+  DsPoolStats before, after;
+  DsBenchResult *r;
+  guint64 n;
+
+  ds_pool_set_policies (release, cross);
+  sync_all (c, 0);
+  ds_bench_default_pool_stats (&before);
+  r = ds_bench_table_add (t, ds_bench_run (name, func, sync_all, c, 0, 100000, 1.0));
+  ds_bench_default_pool_stats (&after);
+
+  /* The counters cover the warm-up too. */
+  n = r->total;
+  r->note = g_strdup_printf ("per lifecycle: CUDA calls %.2f (events %.2f, queries %.2f, stream "
+                             "waits %.2f, blocking waits %.3f), upstream %.3f; held at end %.1f MiB",
+                             (double) (ds_bench_pool_cuda_calls (&after) - ds_bench_pool_cuda_calls (&before)) / n,
+                             (double) (after.events_recorded - before.events_recorded) / n,
+                             (double) (after.event_queries - before.event_queries) / n,
+                             (double) (after.stream_waits - before.stream_waits) / n,
+                             (double) (after.event_waits - before.event_waits) / n,
+                             (double) (after.upstream_allocations + after.upstream_deallocations -
+                                       before.upstream_allocations - before.upstream_deallocations) / n,
+                             after.bytes_held / 1048576.0);
+}
+
+/* A cache miss: a size class not seen before, then trim. */
+static void
+miss_pool (gpointer data,
+           guint    n)
+{
+  Ctx *c = data;
+  DsMemoryResource *pool = ds_memory_resource_get_default (DS_MEMORY_KIND_DEVICE, 0, NULL);
+  DsAccessOrder order;
+  guint i;
+
+  ds_access_order_init_stream (&order, c->streams[0], 0);
+  for (i = 0; i < n; i++)
+    {
+      gpointer p = ds_memory_resource_allocate_async (pool, c->size, 0, &order, NULL);
+
+      ds_memory_resource_deallocate_async (pool, p, c->size, 0, &order, NULL);
+      CHECK (cudaStreamSynchronize (c->streams[0]));
+      ds_pool_resource_trim (DS_POOL_RESOURCE (pool));
+    }
+}
+
+static void
+miss_async (gpointer data,
+            guint    n)
+{
+  Ctx *c = data;
+  cudaMemPool_t mempool;
+  guint i;
+
+  CHECK (cudaDeviceGetDefaultMemPool (&mempool, 0));
+  for (i = 0; i < n; i++)
+    {
+      void *p;
+
+      CHECK (cudaMallocAsync (&p, c->size, c->streams[0]));
+      CHECK (cudaFreeAsync (p, c->streams[0]));
+      CHECK (cudaStreamSynchronize (c->streams[0]));
+      CHECK (cudaMemPoolTrimTo (mempool, 0));
+    }
+}
+
+/* Producer/consumer: scratchpads filled on one thread, finalized on
+ * another (as when a GstBuffer's meta dies downstream). */
+typedef struct
+{
+  GAsyncQueue *queue;
+  cudaStream_t stream;
+} Handoff;
+
+static gpointer
+consumer_thread (gpointer data)
+{
+  Handoff *h = data;
+  gpointer item;
+
+  while ((item = g_async_queue_pop (h->queue)) != GINT_TO_POINTER (1))
+    g_object_unref (item);
+  return NULL;
+}
+
+static void
+handoff_run (gpointer data,
+             guint    n)
+{
+  Handoff *h = data;
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      DsAccessOrder order;
+      DsScratchpad *sp;
+
+      ds_access_order_init_stream (&order, h->stream, 0);
+      sp = ds_scratchpad_new (&order);
+      for (k = 0; k < G_N_ELEMENTS (four); k++)
+        sink = ds_scratchpad_alloc (sp, four[k].kind, four[k].size, 0, NULL);
+      g_async_queue_push (h->queue, sp);
+    }
+}
+
+static void
+handoff_drain (gpointer data,
+               guint    n)
+{
+  Handoff *h = data;
+
+  while (g_async_queue_length (h->queue) > 0)
+    g_thread_yield ();
+  CHECK (cudaStreamSynchronize (h->stream));
+}
+
+static void
+same_thread_run (gpointer data,
+                 guint    n)
+{
+  Handoff *h = data;
+  guint i, k;
+
+  for (i = 0; i < n; i++)
+    {
+      DsAccessOrder order;
+      DsScratchpad *sp;
+
+      ds_access_order_init_stream (&order, h->stream, 0);
+      sp = ds_scratchpad_new (&order);
+      for (k = 0; k < G_N_ELEMENTS (four); k++)
+        sink = ds_scratchpad_alloc (sp, four[k].kind, four[k].size, 0, NULL);
+      g_object_unref (sp);
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  DsPoolReleasePolicy release0;
+  DsPoolCrossStreamPolicy cross0;
+  cudaMemPool_t mempool;
+  guint64 threshold = G_MAXUINT64;
+  Ctx c = { 0, };
+  guint i;
+
+  ds_bench_init (&argc, &argv, "bench-pool: the pool's release and cross-stream policies, measured");
+  ds_bench_require_cuda ();
+
+  CHECK (cudaSetDevice (0));
+  for (i = 0; i < N_STREAMS; i++)
+    CHECK (cudaStreamCreateWithFlags (&c.streams[i], cudaStreamNonBlocking));
+  CHECK (cudaDeviceGetDefaultMemPool (&mempool, 0));
+  CHECK (cudaMemPoolSetAttribute (mempool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  ds_pool_get_policies (&release0, &cross0);
+
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new ("release policy, four-kind lifecycle, idle stream");
+
+    row (t, "record", four_kind, &c, DS_POOL_RELEASE_RECORD, DS_POOL_CROSS_STREAM_QUERY);
+    row (t, "query-idle", four_kind, &c, DS_POOL_RELEASE_QUERY_IDLE, DS_POOL_CROSS_STREAM_QUERY);
+    ds_bench_table_print (t);
+  }
+
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new ("release policy, device-only lifecycle with a 4-byte memset (stream nearly idle)");
+
+    c.size = 1 << 20;
+    c.work = 4;
+    row (t, "record", device_one_stream, &c, DS_POOL_RELEASE_RECORD, DS_POOL_CROSS_STREAM_QUERY);
+    row (t, "query-idle", device_one_stream, &c, DS_POOL_RELEASE_QUERY_IDLE, DS_POOL_CROSS_STREAM_QUERY);
+    ds_bench_table_print (t);
+  }
+
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new ("release policy, device-only lifecycle with a 16 MiB memset (stream busy)");
+
+    c.size = 16 << 20;
+    c.work = 16 << 20;
+    row (t, "record", device_one_stream, &c, DS_POOL_RELEASE_RECORD, DS_POOL_CROSS_STREAM_QUERY);
+    row (t, "query-idle", device_one_stream, &c, DS_POOL_RELEASE_QUERY_IDLE, DS_POOL_CROSS_STREAM_QUERY);
+    ds_bench_table_print (t);
+  }
+
+  for (i = 0; i < 2; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("cross-stream policy: %u streams in turn, one 4 MiB device "
+                                                "block per lifecycle, %s memset into it",
+                                                N_STREAMS, i == 0 ? "a 4-byte" : "a full 4 MiB");
+      g_autoptr(DsBenchTable) t = ds_bench_table_new (title);
+
+      c.size = 4 << 20;
+      c.work = i == 0 ? 4 : c.size;
+      row (t, "query (take only completed blocks)", device_rotate, &c, DS_POOL_RELEASE_RECORD, DS_POOL_CROSS_STREAM_QUERY);
+      row (t, "wait (take pending blocks, stream waits)", device_rotate, &c, DS_POOL_RELEASE_RECORD, DS_POOL_CROSS_STREAM_WAIT);
+      ds_bench_table_print (t);
+    }
+
+  ds_pool_set_policies (release0, cross0);
+
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new ("cache miss: a 4 MiB device block taken and given back, then trim");
+
+    c.size = 4 << 20;
+    ds_bench_table_add (t, ds_bench_run ("default device pool (over cudaMalloc): miss + trim", miss_pool, NULL, &c, 1, 200, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("cudaMallocAsync + cudaFreeAsync + cudaMemPoolTrimTo", miss_async, NULL, &c, 1, 200, 1.0));
+    ds_bench_table_print (t);
+  }
+
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new ("four-kind lifecycle, scratchpads finalized on another thread");
+    Handoff h;
+    GThread *consumer;
+
+    h.queue = g_async_queue_new ();
+    h.stream = c.streams[0];
+    consumer = g_thread_new ("consumer", consumer_thread, &h);
+    ds_bench_table_add (t, ds_bench_run ("same thread: new, 8 allocs, unref", same_thread_run, handoff_drain, &h, 0, 100000, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("producer thread: new, 8 allocs; consumer unrefs", handoff_run, handoff_drain, &h, 0, 100000, 1.0));
+    g_async_queue_push (h.queue, GINT_TO_POINTER (1));
+    g_thread_join (consumer);
+    g_async_queue_unref (h.queue);
+    ds_bench_table_note (t, "the producer's time only; its pools' shards are refilled by the consumer's frees (stolen back)");
+    ds_bench_table_print (t);
+  }
+
+  sync_all (&c, 0);
+  for (i = 0; i < N_STREAMS; i++)
+    CHECK (cudaStreamDestroy (c.streams[i]));
+  return 0;
+}

@@ -1,0 +1,242 @@
+/* bench-threads.c: lifecycles per second with 1..16 threads
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Needs a GPU. Each thread has its own non-blocking stream and runs the
+ * four-kind lifecycle (the one of bench-lifecycle) as fast as it can for a
+ * fixed time; all threads share the default pools. DESIGN.md §4: 8 threads
+ * reach >= 5x the lifecycles/s of one.
+ */
+
+#include "ds-bench.h"
+
+#include <string.h>
+
+
+#define CHECK(call) \
+  G_STMT_START { \
+    cudaError_t _r = (call); \
+    if (G_UNLIKELY (_r != cudaSuccess)) \
+      g_error ("%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString (_r)); \
+  } G_STMT_END
+
+static gpointer volatile sink;
+
+typedef struct
+{
+  DsMemoryKind kind;
+  gsize        size;
+} Temp;
+
+static const Temp four[8] = {
+  { DS_MEMORY_KIND_HOST, 16 << 10 },
+  { DS_MEMORY_KIND_PINNED, 16 << 10 },
+  { DS_MEMORY_KIND_DEVICE, 256 << 10 },
+  { DS_MEMORY_KIND_MANAGED, 16 << 10 },
+  { DS_MEMORY_KIND_HOST, 48 << 10 },
+  { DS_MEMORY_KIND_PINNED, 48 << 10 },
+  { DS_MEMORY_KIND_DEVICE, 64 << 10 },
+  { DS_MEMORY_KIND_MANAGED, 4 << 10 },
+};
+
+typedef enum
+{
+  MODE_DS_NEW,
+  MODE_DS_REUSED,
+  MODE_ASYNC,
+  N_MODES,
+} Mode;
+
+static const char * const mode_names[N_MODES] = {
+  "ds new scratchpad",
+  "ds reused scratchpad",
+  "cudaMallocAsync x 8",
+};
+
+typedef struct
+{
+  Mode     mode;
+  gint    *go;
+  gint    *stop;
+  guint64  lifecycles;
+} Worker;
+
+static gpointer
+worker_thread (gpointer user_data)
+{
+  Worker *w = user_data;
+  cudaStream_t stream;
+  DsAccessOrder order;
+  DsScratchpad *reused;
+  guint k, n = 0;
+
+  CHECK (cudaSetDevice (0));
+  CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  ds_access_order_init_stream (&order, stream, 0);
+  reused = ds_scratchpad_new (&order);
+
+  while (!g_atomic_int_get (w->go))
+    ;
+
+  while (!g_atomic_int_get (w->stop))
+    {
+      switch (w->mode)
+        {
+        case MODE_DS_NEW:
+          {
+            DsAccessOrder o;
+            DsScratchpad *sp;
+
+            ds_access_order_init_stream (&o, stream, 0);
+            sp = ds_scratchpad_new (&o);
+            for (k = 0; k < G_N_ELEMENTS (four); k++)
+              sink = ds_scratchpad_alloc (sp, four[k].kind, four[k].size, 0, NULL);
+            g_object_unref (sp);
+          }
+          break;
+
+        case MODE_DS_REUSED:
+          for (k = 0; k < G_N_ELEMENTS (four); k++)
+            sink = ds_scratchpad_alloc (reused, four[k].kind, four[k].size, 0, NULL);
+          ds_scratchpad_release (reused);
+          break;
+
+        case MODE_ASYNC:
+        default:
+          {
+            void *ptrs[8];
+
+            for (k = 0; k < G_N_ELEMENTS (four); k++)
+              CHECK (cudaMallocAsync (&ptrs[k], four[k].size, stream));
+            for (k = G_N_ELEMENTS (four); k-- > 0;)
+              CHECK (cudaFreeAsync (ptrs[k], stream));
+          }
+          break;
+        }
+
+      w->lifecycles++;
+      /* Keep the stream's queue short, as a real pipeline would. */
+      if (++n % 64 == 0)
+        CHECK (cudaStreamSynchronize (stream));
+    }
+
+  g_object_unref (reused);
+  CHECK (cudaStreamSynchronize (stream));
+  CHECK (cudaStreamDestroy (stream));
+  return NULL;
+}
+
+static double
+run (Mode   mode,
+     guint  n_threads,
+     double seconds)
+{
+  GThread *threads[16];
+  Worker workers[16];
+  gint go = 0, stop = 0;
+  guint64 total = 0;
+  gint64 t0, t1;
+  guint i;
+
+  for (i = 0; i < n_threads; i++)
+    {
+      workers[i].mode = mode;
+      workers[i].go = &go;
+      workers[i].stop = &stop;
+      workers[i].lifecycles = 0;
+      threads[i] = g_thread_new ("bench", worker_thread, &workers[i]);
+    }
+  /* Let every thread create its stream first. */
+  g_usleep (50 * 1000);
+  t0 = ds_bench_now_ns ();
+  g_atomic_int_set (&go, 1);
+  g_usleep ((gulong) (seconds * G_USEC_PER_SEC));
+  g_atomic_int_set (&stop, 1);
+  t1 = ds_bench_now_ns ();
+  for (i = 0; i < n_threads; i++)
+    {
+      g_thread_join (threads[i]);
+      total += workers[i].lifecycles;
+    }
+
+  return total / ((t1 - t0) / 1e9);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  static const guint counts[] = { 1, 2, 4, 8, 16 };
+  double rates[N_MODES][G_N_ELEMENTS (counts)];
+  double seconds = 0.5;
+  const char *scale = g_getenv ("DS_BENCH_TIME");
+  cudaMemPool_t mempool;
+  guint64 threshold = G_MAXUINT64;
+  Mode mode;
+  guint i;
+
+  ds_bench_init (&argc, &argv, "bench-threads: four-kind lifecycles per second, 1..16 threads, one stream each");
+  ds_bench_require_cuda ();
+
+  if (scale != NULL && g_ascii_strtod (scale, NULL) > 0)
+    seconds *= g_ascii_strtod (scale, NULL);
+
+  CHECK (cudaSetDevice (0));
+  CHECK (cudaDeviceGetDefaultMemPool (&mempool, 0));
+  CHECK (cudaMemPoolSetAttribute (mempool, cudaMemPoolAttrReleaseThreshold, &threshold));
+
+  /* Warm every pool and shard. */
+  run (MODE_DS_NEW, 16, 0.2);
+  run (MODE_ASYNC, 16, 0.2);
+
+  for (mode = 0; mode < N_MODES; mode++)
+    {
+      DsPoolStats before, after;
+      guint64 lifecycles_hint = 0;
+
+      printf ("\n== %s: lifecycles/s (all threads) ==\n", mode_names[mode]);
+      printf ("%8s %16s %10s %14s %22s %18s\n", "threads", "lifecycles/s", "speed-up",
+              "us/lifecycle", "events/lifecycle", "upstream/lifecycle");
+      for (i = 0; i < G_N_ELEMENTS (counts); i++)
+        {
+          double rate;
+
+          ds_bench_default_pool_stats (&before);
+          rate = run (mode, counts[i], seconds);
+          ds_bench_default_pool_stats (&after);
+          rates[mode][i] = rate;
+          lifecycles_hint = (guint64) (rate * seconds);
+          printf ("%8u %16.0f %9.2fx %14.3f %22.3f %18.4f\n", counts[i], rate,
+                  rate / rates[mode][0], 1e6 * counts[i] / rate,
+                  (double) (after.events_recorded - before.events_recorded) / MAX (1, lifecycles_hint),
+                  (double) (after.upstream_allocations + after.upstream_deallocations -
+                            before.upstream_allocations - before.upstream_deallocations) /
+                  MAX (1, lifecycles_hint));
+        }
+    }
+
+  printf ("\n");
+  for (mode = 0; mode < N_MODES; mode++)
+    printf ("  %s at 8 threads: %.2fx one thread; at 16: %.2fx\n", mode_names[mode],
+            rates[mode][3] / rates[mode][0], rates[mode][4] / rates[mode][0]);
+  printf ("  ds new vs cudaMallocAsync at 8 threads: %.2fx the lifecycles/s\n",
+          rates[MODE_DS_NEW][3] / rates[MODE_ASYNC][3]);
+  printf ("  target 8-thread speed-up of ds new: %.2fx >= 5x -> %s\n",
+          rates[MODE_DS_NEW][3] / rates[MODE_DS_NEW][0],
+          rates[MODE_DS_NEW][3] / rates[MODE_DS_NEW][0] >= 5 ? "MET" : "MISSED");
+  printf ("  target 8-thread speed-up of ds reused: %.2fx >= 5x -> %s\n",
+          rates[MODE_DS_REUSED][3] / rates[MODE_DS_REUSED][0],
+          rates[MODE_DS_REUSED][3] / rates[MODE_DS_REUSED][0] >= 5 ? "MET" : "MISSED");
+
+  {
+    DsPoolStats s;
+
+    ds_bench_default_pool_stats (&s);
+    printf ("\n# default pools at exit: held %" G_GUINT64_FORMAT " B, peak demand (sum) %"
+            G_GUINT64_FORMAT " B, hits %" G_GUINT64_FORMAT ", misses %" G_GUINT64_FORMAT
+            "\n", s.bytes_held, s.peak_bytes_in_use, s.cache_hits, s.cache_misses);
+  }
+
+  return 0;
+}

@@ -1,0 +1,345 @@
+/* ds-bench.c: timing, tables and skips for the ds benchmarks
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "ds-bench.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double time_scale = 1.0;
+
+void
+ds_bench_init (int          *argc,
+               char       ***argv,
+               const char   *what)
+{
+  const char *scale = g_getenv ("DS_BENCH_TIME");
+
+  if (scale != NULL)
+    {
+      double s = g_ascii_strtod (scale, NULL);
+
+      if (s > 0)
+        time_scale = s;
+    }
+
+  /* Unbuffered: meson shows the output even when a run is cut short. */
+  setvbuf (stdout, NULL, _IOLBF, 0);
+  printf ("# %s\n", what);
+  printf ("# ds %s, GLib %u.%u.%u, %u CPU(s), DS_BENCH_TIME=%.2f\n",
+          DS_VERSION_S, glib_major_version, glib_minor_version,
+          glib_micro_version, g_get_num_processors (), time_scale);
+#if HAVE_CUDA
+  {
+    int count = 0, runtime = 0, driver = 0;
+    struct cudaDeviceProp prop;
+
+    if (cudaGetDeviceCount (&count) == cudaSuccess && count > 0 &&
+        cudaGetDeviceProperties (&prop, 0) == cudaSuccess)
+      {
+        (void) cudaRuntimeGetVersion (&runtime);
+        (void) cudaDriverGetVersion (&driver);
+        printf ("# GPU 0: %s (sm_%d%d), %d device(s), runtime %d, driver %d\n",
+                prop.name, prop.major, prop.minor, count, runtime, driver);
+      }
+    (void) cudaGetLastError ();
+  }
+#endif
+}
+
+gint64
+ds_bench_now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int
+compare_double (const void *a,
+                const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+DsBenchResult *
+ds_bench_run (const char  *name,
+              DsBenchFunc  func,
+              DsBenchFunc  between,
+              gpointer     data,
+              guint        batch,
+              guint        max_batches,
+              double       seconds)
+{
+  DsBenchResult *result = g_new0 (DsBenchResult, 1);
+  GArray *samples = g_array_new (FALSE, FALSE, sizeof (double));
+  gint64 budget = (gint64) (seconds * time_scale * 1e9);
+  gint64 start, t0, t1;
+  guint i;
+
+  /* Warm-up (also sizes the batch when asked to). */
+  t0 = ds_bench_now_ns ();
+  func (data, 1);
+  result->total = 1;
+  if (between != NULL)
+    between (data, 1);
+  t1 = ds_bench_now_ns ();
+  if (batch == 0)
+    {
+      func (data, 16);
+      if (between != NULL)
+        between (data, 16);
+      t0 = ds_bench_now_ns ();
+      func (data, 16);
+      t1 = ds_bench_now_ns ();
+      result->total += 32;
+      if (between != NULL)
+        between (data, 16);
+      batch = (guint) CLAMP (20000.0 * 16 / MAX (1.0, (double) (t1 - t0)), 1, 4096);
+    }
+  else
+    {
+      for (i = 0; i < 3 && (t1 - t0) < budget / 20; i++)
+        {
+          func (data, batch);
+          result->total += batch;
+          if (between != NULL)
+            between (data, batch);
+        }
+    }
+
+  start = ds_bench_now_ns ();
+  for (i = 0; i < max_batches; i++)
+    {
+      double per_iteration;
+
+      t0 = ds_bench_now_ns ();
+      func (data, batch);
+      t1 = ds_bench_now_ns ();
+      if (between != NULL)
+        between (data, batch);
+
+      per_iteration = (double) (t1 - t0) / batch;
+      g_array_append_val (samples, per_iteration);
+      result->iterations += batch;
+      result->total += batch;
+
+      if (i >= 4 && ds_bench_now_ns () - start > budget)
+        break;
+    }
+
+  qsort (samples->data, samples->len, sizeof (double), compare_double);
+  result->name = g_strdup (name);
+  result->batch = batch;
+  result->median_ns = g_array_index (samples, double, samples->len / 2);
+  result->p90_ns = g_array_index (samples, double, MIN (samples->len - 1, samples->len * 9 / 10));
+  g_array_free (samples, TRUE);
+
+  return result;
+}
+
+static void
+result_free (gpointer data)
+{
+  DsBenchResult *result = data;
+
+  g_free (result->name);
+  g_free (result->note);
+  g_free (result);
+}
+
+DsBenchTable *
+ds_bench_table_new (const char *title)
+{
+  DsBenchTable *table = g_new0 (DsBenchTable, 1);
+
+  table->title = g_strdup (title);
+  table->rows = g_ptr_array_new_with_free_func (result_free);
+  table->lines = g_ptr_array_new_with_free_func (g_free);
+  return table;
+}
+
+DsBenchResult *
+ds_bench_table_add (DsBenchTable  *table,
+                    DsBenchResult *result)
+{
+  g_ptr_array_add (table->rows, result);
+  return result;
+}
+
+void
+ds_bench_table_note (DsBenchTable *table,
+                     const char   *format,
+                     ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_ptr_array_add (table->lines, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
+char *
+ds_bench_format_time (double ns)
+{
+  if (ns < 1000)
+    return g_strdup_printf ("%.1f ns", ns);
+  if (ns < 1e6)
+    return g_strdup_printf ("%.3f us", ns / 1e3);
+  if (ns < 1e9)
+    return g_strdup_printf ("%.3f ms", ns / 1e6);
+  return g_strdup_printf ("%.3f s", ns / 1e9);
+}
+
+void
+ds_bench_table_print (DsBenchTable *table)
+{
+  DsBenchResult *ref = table->rows->len > 0 ? table->rows->pdata[0] : NULL;
+  guint i, width = 20;
+
+  for (i = 0; i < table->rows->len; i++)
+    width = MAX (width, strlen (((DsBenchResult *) table->rows->pdata[i])->name));
+
+  printf ("\n== %s ==\n", table->title);
+  printf ("%-*s %12s %12s %10s %12s\n", width, "case", "median", "p90",
+          "iters", "vs first");
+  for (i = 0; i < table->rows->len; i++)
+    {
+      DsBenchResult *r = table->rows->pdata[i];
+      g_autofree char *median = ds_bench_format_time (r->median_ns);
+      g_autofree char *p90 = ds_bench_format_time (r->p90_ns);
+
+      printf ("%-*s %12s %12s %10" G_GUINT64_FORMAT " %11.2fx\n", width, r->name,
+              median, p90, r->iterations, r->median_ns / ref->median_ns);
+      if (r->note != NULL)
+        printf ("%-*s   %s\n", width, "", r->note);
+    }
+  for (i = 0; i < table->lines->len; i++)
+    printf ("  %s\n", (char *) table->lines->pdata[i]);
+  fflush (stdout);
+}
+
+void
+ds_bench_table_free (DsBenchTable *table)
+{
+  g_free (table->title);
+  g_ptr_array_free (table->rows, TRUE);
+  g_ptr_array_free (table->lines, TRUE);
+  g_free (table);
+}
+
+void
+ds_bench_table_target (DsBenchTable *table,
+                       const char   *what,
+                       double        value,
+                       const char   *op,
+                       double        limit,
+                       const char   *unit)
+{
+  gboolean met;
+
+  if (g_str_equal (op, "<="))
+    met = value <= limit;
+  else
+    met = value >= limit;
+
+  ds_bench_table_note (table, "target %s: %.3g %s %s %.3g %s -> %s",
+                       what, value, unit, op, limit, unit,
+                       met ? "MET" : "MISSED");
+}
+
+void
+ds_bench_require_cuda (void)
+{
+#if HAVE_CUDA
+  int count = 0;
+  cudaError_t result = cudaGetDeviceCount (&count);
+
+  if (result == cudaSuccess && count > 0)
+    return;
+
+  printf ("SKIP: no CUDA device: %s (%s)\n",
+          result != cudaSuccess ? cudaGetErrorName (result) : "0 devices",
+          result != cudaSuccess ? cudaGetErrorString (result) : "the driver sees none");
+#else
+  printf ("SKIP: ds was built without CUDA (-Dcuda=disabled)\n");
+#endif
+  exit (DS_BENCH_SKIP);
+}
+
+void
+ds_bench_default_pool_stats (DsPoolStats *total)
+{
+  DsMemoryKind kind;
+
+  memset (total, 0, sizeof *total);
+  for (kind = DS_MEMORY_KIND_HOST; kind <= DS_MEMORY_KIND_MANAGED; kind++)
+    {
+      DsMemoryResource *res = ds_memory_resource_get_default (kind, kind == DS_MEMORY_KIND_HOST ? -1 : 0, NULL);
+      DsPoolStats s;
+
+      if (res == NULL || !DS_IS_POOL_RESOURCE (res))
+        continue;
+
+      ds_pool_resource_get_stats (DS_POOL_RESOURCE (res), &s);
+      total->upstream_allocations += s.upstream_allocations;
+      total->upstream_deallocations += s.upstream_deallocations;
+      total->cache_hits += s.cache_hits;
+      total->cache_misses += s.cache_misses;
+      total->events_recorded += s.events_recorded;
+      total->events_created += s.events_created;
+      total->event_queries += s.event_queries;
+      total->stream_waits += s.stream_waits;
+      total->event_waits += s.event_waits;
+      total->bytes_held += s.bytes_held;
+      total->bytes_cached += s.bytes_cached;
+      total->bytes_in_use += s.bytes_in_use;
+      total->peak_bytes_in_use += s.peak_bytes_in_use;
+      total->n_cached_blocks += s.n_cached_blocks;
+    }
+}
+
+guint64
+ds_bench_pool_cuda_calls (const DsPoolStats *s)
+{
+  return s->events_recorded + s->events_created + s->event_queries +
+         s->stream_waits + s->event_waits;
+}
+
+guint
+ds_bench_poisson (GRand  *rand,
+                  double  mean)
+{
+  /* Large means: the normal approximation (Box-Muller), which is what a
+   * Poisson(1024) is to within a fraction of a percent. */
+  if (mean > 64)
+    {
+      double u1 = g_rand_double_range (rand, 1e-12, 1.0);
+      double u2 = g_rand_double (rand);
+      double z = sqrt (-2.0 * log (u1)) * cos (2 * G_PI * u2);
+      double v = floor (mean + sqrt (mean) * z + 0.5);
+
+      return v < 1 ? 1 : (guint) v;
+    }
+  else
+    {
+      double l = exp (-mean), p = 1.0;
+      guint k = 0;
+
+      do
+        {
+          k++;
+          p *= g_rand_double (rand);
+        }
+      while (p > l);
+      return MAX (1, k - 1);
+    }
+}

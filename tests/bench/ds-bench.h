@@ -1,0 +1,108 @@
+/* ds-bench.h: timing, tables and skips for the ds benchmarks
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Every benchmark times a case in batches of B iterations (B = 1 for slow
+ * cases) and reports the median and the 90th percentile of the time per
+ * iteration over the batches, then the ratio of each other case of its
+ * table to the first row (the ds case), all measured in the same run.
+ *
+ * DS_BENCH_TIME (seconds, default 1.0) scales how long each case runs.
+ */
+
+#pragma once
+
+#include "config.h"
+
+#include <stdio.h>
+
+#include <ds.h>
+
+#if HAVE_CUDA
+# include <cuda_runtime_api.h>
+#endif
+
+G_BEGIN_DECLS
+
+/* The exit status meson reads as "skipped". */
+#define DS_BENCH_SKIP 77
+
+typedef void (*DsBenchFunc) (gpointer data,
+                             guint    n_iterations);
+
+typedef struct
+{
+  char    *name;
+  double   median_ns;   /* per iteration */
+  double   p90_ns;
+  guint64  iterations;  /* timed */
+  guint64  total;       /* all calls of the body, warm-up included */
+  guint    batch;
+  char    *note;        /* printed after the row, may be NULL */
+} DsBenchResult;
+
+typedef struct
+{
+  char      *title;
+  GPtrArray *rows;      /* DsBenchResult * */
+  GPtrArray *lines;     /* char *, printed after the table */
+} DsBenchTable;
+
+void           ds_bench_init             (int          *argc,
+                                          char       ***argv,
+                                          const char   *what);
+
+gint64         ds_bench_now_ns           (void);
+
+/* Times @func: warm-up, then batches of @batch iterations until
+ * @max_batches are done or the time budget (@seconds x DS_BENCH_TIME) is
+ * spent, whichever comes first (at least 5 batches). @between, if not
+ * NULL, runs untimed after each batch (e.g. a stream synchronization).
+ * @batch 0 picks a batch size that makes a batch last about 20 us. */
+DsBenchResult *ds_bench_run              (const char   *name,
+                                          DsBenchFunc   func,
+                                          DsBenchFunc   between,
+                                          gpointer      data,
+                                          guint         batch,
+                                          guint         max_batches,
+                                          double        seconds);
+
+DsBenchTable  *ds_bench_table_new        (const char   *title);
+/* Adds @result (taken) as a row; the first row is the reference. */
+DsBenchResult *ds_bench_table_add        (DsBenchTable *table,
+                                          DsBenchResult *result);
+void           ds_bench_table_note       (DsBenchTable *table,
+                                          const char   *format,
+                                          ...) G_GNUC_PRINTF (2, 3);
+/* Prints the table: name, median, p90, iterations, and "x N" = the row's
+ * median / the first row's median (how much faster the first row is). */
+void           ds_bench_table_print      (DsBenchTable *table);
+void           ds_bench_table_free       (DsBenchTable *table);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DsBenchTable, ds_bench_table_free)
+
+/* "MET" / "MISSED" line for a target: @value compared with @limit. */
+void           ds_bench_table_target     (DsBenchTable *table,
+                                          const char   *what,
+                                          double        value,
+                                          const char   *op,
+                                          double        limit,
+                                          const char   *unit);
+
+char          *ds_bench_format_time      (double        ns);
+
+/* Exits DS_BENCH_SKIP with the reason when no CUDA device is usable. */
+void           ds_bench_require_cuda     (void);
+
+/* The sum of the statistics of the default pools of every kind (of
+ * device 0 for the CUDA kinds); kinds without a default are skipped. */
+void           ds_bench_default_pool_stats (DsPoolStats *total);
+
+/* The pool's own CUDA calls (events, queries, waits) in @s. */
+guint64        ds_bench_pool_cuda_calls  (const DsPoolStats *s);
+
+/* A fixed-seed source of Poisson(@mean) sizes and uniform counts. */
+guint          ds_bench_poisson          (GRand        *rand,
+                                          double        mean);
+
+G_END_DECLS
