@@ -104,4 +104,9 @@ gboolean ds_arena_release (DsArena              *arena,
                            DsPoolRelease        *release,
                            GError              **error);
 
+/* Empties the arena without giving anything back: for blocks that cannot
+ * be returned safely (their device is gone), leaking beats reuse while
+ * queued work may still touch them. */
+void     ds_arena_abandon (DsArena              *arena);
+
 G_END_DECLS

@@ -152,6 +152,13 @@ ds_arena_release (DsArena              *arena,
         }
     }
 
+  ds_arena_abandon (arena);
+  return ok;
+}
+
+void
+ds_arena_abandon (DsArena *arena)
+{
   arena->n_blocks = 0;
   arena->cur = 0;
   arena->end = 0;
@@ -159,6 +166,4 @@ ds_arena_release (DsArena              *arena,
   arena->n_allocations = 0;
   arena->reserved = 0;
   arena->next_size = arena->initial_size;
-
-  return ok;
 }

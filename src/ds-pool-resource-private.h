@@ -83,8 +83,8 @@ void              ds_pool_release_finish       (DsPoolRelease        *release);
 /*
  * Process-wide policies (read at every use; meant to be set once, at
  * start-up, e.g. by a benchmark comparing them). The environment variables
- * DS_POOL_RELEASE=record|query-idle and DS_POOL_CROSS_STREAM=query|wait set
- * the initial values.
+ * DS_POOL_RELEASE=record|query-idle|adaptive and DS_POOL_CROSS_STREAM=query|wait
+ * set the initial values.
  */
 typedef enum
 {
@@ -93,6 +93,10 @@ typedef enum
   /* cudaStreamQuery () first: when the stream is idle, the blocks are
    * reusable at once and no event is recorded; otherwise record one. */
   DS_POOL_RELEASE_QUERY_IDLE,
+  /* Like QUERY_IDLE while the stream is found idle; after a release that
+   * found it busy, the next 7 releases on that stream record at once
+   * without asking. */
+  DS_POOL_RELEASE_ADAPTIVE,
 } DsPoolReleasePolicy;
 
 typedef enum

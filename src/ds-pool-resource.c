@@ -119,6 +119,7 @@ struct _StreamState
   guint     n_spares;
   guint     spare_cap;
   gboolean  warned;
+  gint      skip_queries;  /* adaptive release policy (atomic) */
 };
 
 /* Counters the stream-state functions update; they point into the shard of
@@ -150,8 +151,10 @@ policies_init (void)
 
       if (g_strcmp0 (release, "query-idle") == 0)
         release_policy = DS_POOL_RELEASE_QUERY_IDLE;
+      else if (g_strcmp0 (release, "adaptive") == 0)
+        release_policy = DS_POOL_RELEASE_ADAPTIVE;
       else if (release != NULL && g_strcmp0 (release, "record") != 0)
-        g_warning ("DS_POOL_RELEASE=%s is not one of record, query-idle", release);
+        g_warning ("DS_POOL_RELEASE=%s is not one of record, query-idle, adaptive", release);
 
       if (g_strcmp0 (cross, "wait") == 0)
         cross_stream_policy = DS_POOL_CROSS_STREAM_WAIT;
@@ -686,7 +689,10 @@ stream_state_record (StreamState         *ss,
       return SEQ_LOST;
     }
 
-  if (release_policy == DS_POOL_RELEASE_QUERY_IDLE)
+  if (release_policy == DS_POOL_RELEASE_QUERY_IDLE ||
+      (release_policy == DS_POOL_RELEASE_ADAPTIVE &&
+       (g_atomic_int_get (&ss->skip_queries) <= 0 ||
+        g_atomic_int_add (&ss->skip_queries, -1) <= 0)))
     {
       result = cudaStreamQuery (stream);
       counters->event_queries++;
@@ -697,6 +703,8 @@ stream_state_record (StreamState         *ss,
         }
       if (result != cudaErrorNotReady)
         (void) cudaGetLastError ();
+      else if (release_policy == DS_POOL_RELEASE_ADAPTIVE)
+        g_atomic_int_set (&ss->skip_queries, 7);
     }
 
   g_mutex_lock (&ss->lock);

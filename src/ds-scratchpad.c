@@ -384,9 +384,10 @@ ds_scratchpad_release (DsScratchpad *self)
        * were taken in, whichever thread this is. */
       if (gpu && !ds_cuda_scope_enter_order (&scope, &self->device_order, &error))
         {
-          g_warning ("Scratchpad %p: %u %s block(s) leaked: %s", self,
+          g_warning ("Scratchpad %p: %u %s block(s) leaked rather than given "
+                     "back while work may still use them: %s", self,
                      arena->n_blocks, ds_memory_kind_get_nick (kind), error->message);
-          ds_arena_release (arena, self->upstream[kind], NULL, NULL, NULL);
+          ds_arena_abandon (arena);
           continue;
         }
 
@@ -528,8 +529,12 @@ ds_scratchpad_to_contiguous_device (DsScratchpad        *self,
 
     if (!ds_cuda_scope_enter_order (&scope, &self->device_order, error))
       return NULL;
-    ok = DS_CUDA_CHECK (cudaMemcpyAsync (device, staging, total, cudaMemcpyHostToDevice,
-                                         self->device_order.stream), error);
+    /* In host order the copy must be complete when this returns. */
+    if (ds_access_order_is_device (&self->device_order))
+      ok = DS_CUDA_CHECK (cudaMemcpyAsync (device, staging, total, cudaMemcpyHostToDevice,
+                                           self->device_order.stream), error);
+    else
+      ok = DS_CUDA_CHECK (cudaMemcpy (device, staging, total, cudaMemcpyHostToDevice), error);
     ds_cuda_scope_leave (&scope);
     if (!ok)
       return NULL;
