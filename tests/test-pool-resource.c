@@ -1043,7 +1043,8 @@ test_cuda_release_batch (void)
 
   g_test_summary ("A release of many blocks of three kinds in one stream's "
                   "order records one event in all; under the query-idle "
-                  "policy an idle stream records none");
+                  "policy an idle stream records none; the adaptive policy "
+                  "stops asking after it found the stream busy");
 
   DS_TEST_REQUIRE_CUDA ();
 
@@ -1055,15 +1056,20 @@ test_cuda_release_batch (void)
   stream = ds_test_stream_new ();
   ds_access_order_init_stream (&order, stream, -1);
 
-  for (round = 0; round < 3; round++)
+  /* 0: record; 1: query-idle, idle; 2: query-idle, busy; 3: adaptive,
+   * busy (asks, records); 4: adaptive, idle but busy last time (records
+   * without asking). */
+  for (round = 0; round < 5; round++)
     {
-      DsPoolReleasePolicy policy = round == 0 ? DS_POOL_RELEASE_RECORD : DS_POOL_RELEASE_QUERY_IDLE;
+      DsPoolReleasePolicy policy = round == 0 ? DS_POOL_RELEASE_RECORD :
+                                   round <= 2 ? DS_POOL_RELEASE_QUERY_IDLE :
+                                   DS_POOL_RELEASE_ADAPTIVE;
       gpointer blocks[3][4];
       DsPoolRelease release;
       guint64 before_events = 0, after_events = 0, before_queries = 0, after_queries = 0;
 
       set_policies (policy, DS_POOL_CROSS_STREAM_QUERY);
-      if (round == 2)
+      if (round == 2 || round == 3)
         ds_test_stream_sleep (stream, 200, &done);
       else
         DS_TEST_CUDA_CHECK (cudaStreamSynchronize (stream));
@@ -1106,6 +1112,11 @@ test_cuda_release_batch (void)
         {
           g_assert_cmpuint (after_events - before_events, ==, 0);
           g_assert_cmpuint (after_queries - before_queries, ==, 1);
+        }
+      else if (round == 4)
+        {
+          g_assert_cmpuint (after_events - before_events, ==, 1);
+          g_assert_cmpuint (after_queries - before_queries, ==, 0);
         }
       else
         g_assert_cmpuint (after_events - before_events, ==, 1);

@@ -7,7 +7,8 @@
  * (ds-pool-resource-private.h):
  *  - release: record one event per stream per release ("record"), or
  *    first ask whether the stream is idle and record nothing if it is
- *    ("query-idle");
+ *    ("query-idle"), or ask only while the stream tends to be idle
+ *    ("adaptive");
  *  - cross-stream: a request on stream T takes a block released on S only
  *    once S's event has completed ("query"), or takes it at once and makes
  *    T wait for the event ("wait").
@@ -293,6 +294,7 @@ main (int    argc,
 
     row (t, "record", four_kind, &c, DS_POOL_RELEASE_RECORD, DS_POOL_CROSS_STREAM_QUERY);
     row (t, "query-idle", four_kind, &c, DS_POOL_RELEASE_QUERY_IDLE, DS_POOL_CROSS_STREAM_QUERY);
+    row (t, "adaptive", four_kind, &c, DS_POOL_RELEASE_ADAPTIVE, DS_POOL_CROSS_STREAM_QUERY);
     ds_bench_table_print (t);
   }
 
@@ -303,6 +305,7 @@ main (int    argc,
     c.work = 4;
     row (t, "record", device_one_stream, &c, DS_POOL_RELEASE_RECORD, DS_POOL_CROSS_STREAM_QUERY);
     row (t, "query-idle", device_one_stream, &c, DS_POOL_RELEASE_QUERY_IDLE, DS_POOL_CROSS_STREAM_QUERY);
+    row (t, "adaptive", device_one_stream, &c, DS_POOL_RELEASE_ADAPTIVE, DS_POOL_CROSS_STREAM_QUERY);
     ds_bench_table_print (t);
   }
 
@@ -313,6 +316,7 @@ main (int    argc,
     c.work = 16 << 20;
     row (t, "record", device_one_stream, &c, DS_POOL_RELEASE_RECORD, DS_POOL_CROSS_STREAM_QUERY);
     row (t, "query-idle", device_one_stream, &c, DS_POOL_RELEASE_QUERY_IDLE, DS_POOL_CROSS_STREAM_QUERY);
+    row (t, "adaptive", device_one_stream, &c, DS_POOL_RELEASE_ADAPTIVE, DS_POOL_CROSS_STREAM_QUERY);
     ds_bench_table_print (t);
   }
 
