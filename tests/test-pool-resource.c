@@ -762,16 +762,21 @@ test_default_kinds (void)
 static void
 test_stream_order_without_device (void)
 {
-  g_autoptr(DsTestResource) up = ds_test_resource_new (DS_MEMORY_KIND_DEVICE, FALSE);
-  DsMemoryResource *pool = ds_pool_resource_new (DS_MEMORY_RESOURCE (up));
-  g_autoptr(DsAccessOrder) order = ds_access_order_new_stream ((gpointer) (guintptr) 0x1000, -1);
+  g_autoptr(DsTestResource) up = NULL;
+  g_autoptr(DsAccessOrder) order = NULL;
   g_autoptr(GError) error = NULL;
+  DsMemoryResource *pool;
   gpointer p, q;
 
   g_test_summary ("Without a CUDA device no stream work can be pending: "
                   "blocks given back in a stream's order are reusable at once");
 
+  /* Before anything else: the fake handle must never reach a real driver. */
   DS_TEST_REQUIRE_NO_CUDA ();
+
+  up = ds_test_resource_new (DS_MEMORY_KIND_DEVICE, FALSE);
+  pool = ds_pool_resource_new (DS_MEMORY_RESOURCE (up));
+  order = ds_access_order_new_stream ((gpointer) (guintptr) 0x1000, -1);
 
   p = ds_memory_resource_allocate_async (pool, 4096, 0, order, &error);
   g_assert_no_error (error);
@@ -1218,8 +1223,7 @@ test_cuda_peak_bound (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GRand) rand = g_rand_new_with_seed (42);
-  DsMemoryResource *up = ds_device_memory_resource_new (0);
-  DsMemoryResource *pool = ds_pool_resource_new (up);
+  DsMemoryResource *up, *pool;
   cudaStream_t stream;
   DsAccessOrder order;
   struct { gpointer ptr; gsize size; } live[32];
@@ -1232,6 +1236,8 @@ test_cuda_peak_bound (void)
   DS_TEST_REQUIRE_CUDA ();
   reset_policies ();
 
+  up = ds_device_memory_resource_new (0);
+  pool = ds_pool_resource_new (up);
   stream = ds_test_stream_new ();
   ds_access_order_init_stream (&order, stream, -1);
 
