@@ -71,6 +71,7 @@ typedef struct
   const Temp       *temps;
   guint             n_temps;
   gsize             device_size;  /* device-only / pinned-only size */
+  gpointer          buffer;       /* for the memset floor */
 } Ctx;
 
 static void
@@ -378,7 +379,7 @@ dev_memset_only (gpointer data,
   guint i;
 
   for (i = 0; i < n; i++)
-    CHECK (cudaMemsetAsync ((gpointer) sink, 0, 4, c->stream));
+    CHECK (cudaMemsetAsync (c->buffer, 0, 4, c->stream));
 }
 
 /* Pinned-only (one block, written by the host) --------------------------- */
@@ -699,11 +700,9 @@ main (int    argc,
       "device-only lifecycle: new scratchpad + order, one 1 MiB device allocation, "
       "a 4-byte cudaMemsetAsync into it, unref (DALI on the H200, with a kernel: 4.3 us)");
     DsBenchResult *ds_new, *async, *mall, *floor_;
-    void *buffer;
 
     c.device_size = 1 << 20;
-    CHECK (cudaMalloc (&buffer, 4096));
-    sink = buffer;
+    CHECK (cudaMalloc (&c.buffer, 4096));
 
     ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, alloc, memset, unref", dev_ds_new, sync_stream, &c, 0, 200000, 2.0));
     ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release", dev_ds_reused, sync_stream, &c, 0, 200000, 1.0));
@@ -723,7 +722,7 @@ main (int    argc,
     ds_bench_table_target (t, "speed-up over cudaMalloc+cudaFree", mall->median_ns / ds_new->median_ns, ">=", 50, "x");
     ds_bench_table_target (t, "ds new vs DALI's 4.3 us", ds_new->median_ns / 4300, "<=", 0.7, "x");
     ds_bench_table_print (t);
-    CHECK (cudaFree (buffer));
+    CHECK (cudaFree (c.buffer));
   }
 
   /* Pinned-only lifecycle ------------------------------------------------- */

@@ -128,9 +128,10 @@ worker_thread (gpointer user_data)
 }
 
 static double
-run (Mode   mode,
-     guint  n_threads,
-     double seconds)
+run (Mode     mode,
+     guint    n_threads,
+     double   seconds,
+     guint64 *lifecycles)
 {
   GThread *threads[16];
   Worker workers[16];
@@ -160,6 +161,8 @@ run (Mode   mode,
       total += workers[i].lifecycles;
     }
 
+  if (lifecycles != NULL)
+    *lifecycles = total;
   return total / ((t1 - t0) / 1e9);
 }
 
@@ -187,13 +190,13 @@ main (int    argc,
   CHECK (cudaMemPoolSetAttribute (mempool, cudaMemPoolAttrReleaseThreshold, &threshold));
 
   /* Warm every pool and shard. */
-  run (MODE_DS_NEW, 16, 0.2);
-  run (MODE_ASYNC, 16, 0.2);
+  run (MODE_DS_NEW, 16, 0.2, NULL);
+  run (MODE_ASYNC, 16, 0.2, NULL);
 
   for (mode = 0; mode < N_MODES; mode++)
     {
       DsPoolStats before, after;
-      guint64 lifecycles_hint = 0;
+      guint64 lifecycles = 0;
 
       printf ("\n== %s: lifecycles/s (all threads) ==\n", mode_names[mode]);
       printf ("%8s %16s %10s %14s %22s %18s\n", "threads", "lifecycles/s", "speed-up",
@@ -203,16 +206,15 @@ main (int    argc,
           double rate;
 
           ds_bench_default_pool_stats (&before);
-          rate = run (mode, counts[i], seconds);
+          rate = run (mode, counts[i], seconds, &lifecycles);
           ds_bench_default_pool_stats (&after);
           rates[mode][i] = rate;
-          lifecycles_hint = (guint64) (rate * seconds);
           printf ("%8u %16.0f %9.2fx %14.3f %22.3f %18.4f\n", counts[i], rate,
                   rate / rates[mode][0], 1e6 * counts[i] / rate,
-                  (double) (after.events_recorded - before.events_recorded) / MAX (1, lifecycles_hint),
+                  (double) (after.events_recorded - before.events_recorded) / MAX (1, lifecycles),
                   (double) (after.upstream_allocations + after.upstream_deallocations -
                             before.upstream_allocations - before.upstream_deallocations) /
-                  MAX (1, lifecycles_hint));
+                  MAX (1, lifecycles));
         }
     }
 
