@@ -1329,17 +1329,78 @@ shard_add_counters (Shard              *shard,
 /* A cache miss: takes a new block of @up_size bytes aligned to @up_align
  * from upstream, first giving cached blocks back so that what the pool
  * holds stays within twice the peak demand. */
+/* At the memory bound: rather than wait for a pending block, give it back
+ * and take a new one from upstream, wait for one of the class asked for
+ * (host order) or make the requesting stream wait for it, and reuse it.
+ * Called with grow_lock held. */
+static gpointer
+take_pending_locked (DsPoolResource      *self,
+                     guint                ac,
+                     guint                cls,
+                     gsize                class_bytes,
+                     const DsAccessOrder *order)
+{
+  guint i;
+
+  for (i = 0; i <= self->shard_mask; i++)
+    {
+      Shard *shard = self->shards[i];
+      StreamState *ss = NULL;
+      gpointer ptr = NULL;
+      guint64 seq = 0;
+      BinList *bin;
+      Block *b;
+
+      if (__atomic_load_n (&shard->n_cached, __ATOMIC_RELAXED) == 0)
+        continue;
+
+      g_mutex_lock (&shard->lock);
+      bin = shard_bin (shard, ac, cls, FALSE);
+      for (b = bin != NULL ? bin->tail : NULL; b != NULL; b = b->prev)
+        if (b->ss == NULL || b->seq != SEQ_LOST)
+          {
+            seq = b->seq;
+            ptr = shard_take_block_locked (shard, bin, b, class_bytes, &ss);
+            break;
+          }
+      g_mutex_unlock (&shard->lock);
+
+      if (ptr == NULL)
+        continue;
+      /* Whatever the cross-stream policy: here the alternative is a
+       * blocking wait and a device-wide cudaFree. */
+      if (ss == NULL ||
+          (order != NULL && stream_state_matches (ss, order)) ||
+          (order != NULL ? stream_state_make_wait (ss, seq, order, &self->grow_cuda)
+                         : stream_state_wait (ss, seq, &self->grow_cuda)))
+        {
+          stream_state_unref (ss);
+          return ptr;
+        }
+
+      /* Its work will never finish (a failed device): hold it back. */
+      stream_state_unref (ss);
+    }
+
+  return NULL;
+}
+
 static gpointer
 pool_grow (DsPoolResource       *self,
+           guint                 ac,
+           guint                 cls,
            gsize                 up_size,
            gsize                 up_align,
            gsize                 demand,
            const DsAccessOrder  *order,
+           gboolean             *reused,
            GError              **error)
 {
   GError *local_error = NULL;
   gpointer ptr;
   gint64 wanted, peak;
+
+  *reused = FALSE;
 
   g_mutex_lock (&self->grow_lock);
   pool_capture_context (self);
@@ -1347,7 +1408,16 @@ pool_grow (DsPoolResource       *self,
   wanted = total_demand (self) + (gint64) demand;
   peak = MAX (__atomic_load_n (&self->peak, __ATOMIC_RELAXED), wanted);
   if (self->held + up_size > 2 * (guint64) peak)
-    evict_locked (self, self->held + up_size - 2 * (guint64) peak, EVICT_ALL);
+    {
+      if (cls != NO_CLASS &&
+          (ptr = take_pending_locked (self, ac, cls, up_size, order)) != NULL)
+        {
+          g_mutex_unlock (&self->grow_lock);
+          *reused = TRUE;
+          return ptr;
+        }
+      evict_locked (self, self->held + up_size - 2 * (guint64) peak, EVICT_ALL);
+    }
   self->held += up_size;
   self->upstream_allocations++;
   g_mutex_unlock (&self->grow_lock);
@@ -1444,7 +1514,7 @@ ds_pool_resource_alloc (DsPoolResource       *self,
   gpointer ptr = NULL;
   gsize class_bytes = 0, up_size, up_align;
   gsize demand = demand_of (size);
-  gboolean hit = FALSE;
+  gboolean hit = FALSE, cacheable;
   guint ac, cls, index, i;
 
   if (G_UNLIKELY (size == 0))
@@ -1454,7 +1524,8 @@ ds_pool_resource_alloc (DsPoolResource       *self,
 
   ac = align_class (alignment);
   cls = size_class (size, &class_bytes);
-  if (G_UNLIKELY (ac == NO_CLASS || cls == NO_CLASS))
+  cacheable = ac != NO_CLASS && cls != NO_CLASS;
+  if (G_UNLIKELY (!cacheable))
     {
       /* Beyond every class: the exact request, never cached. */
       up_size = size;
@@ -1468,7 +1539,7 @@ ds_pool_resource_alloc (DsPoolResource       *self,
 
   shard = current_shard (self, &index);
 
-  if (G_LIKELY (up_size == class_bytes &&
+  if (G_LIKELY (cacheable &&
                 class_bytes <= __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
     {
       g_mutex_lock (&shard->lock);
@@ -1500,7 +1571,8 @@ ds_pool_resource_alloc (DsPoolResource       *self,
     }
 
   if (ptr == NULL)
-    ptr = pool_grow (self, up_size, up_align, demand, order, error);
+    ptr = pool_grow (self, cacheable ? ac : NO_CLASS, cacheable ? cls : NO_CLASS,
+                     up_size, up_align, demand, order, &hit, error);
 
   if (ptr != NULL)
     {

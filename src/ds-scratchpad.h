@@ -107,6 +107,19 @@ guint64              ds_scratchpad_get_n_allocations (DsScratchpad         *self
                                                       DsMemoryKind          kind);
 
 /**
+ * DS_ALIGNOF:
+ * @type: a type
+ *
+ * The alignment of @type as a #gsize, in C and in C++ (GLib's
+ * `G_ALIGNOF` does not compile in C++ before GLib 2.76).
+ */
+#if defined (__cplusplus) && __cplusplus >= 201103L
+# define DS_ALIGNOF(type) ((gsize) alignof (type))
+#else
+# define DS_ALIGNOF(type) ((gsize) G_ALIGNOF (type))
+#endif
+
+/**
  * DS_SCRATCHPAD_ALLOC_N:
  * @self: a #DsScratchpad
  * @kind: a #DsMemoryKind
@@ -119,7 +132,7 @@ guint64              ds_scratchpad_get_n_allocations (DsScratchpad         *self
  */
 #define DS_SCRATCHPAD_ALLOC_N(self, kind, type, n, error) \
   ((type *) ds_scratchpad_alloc_array ((self), (kind), sizeof (type), (n), \
-                                       MAX (G_ALIGNOF (type), DS_SCRATCHPAD_DEFAULT_ALIGNMENT), \
+                                       MAX (DS_ALIGNOF (type), DS_SCRATCHPAD_DEFAULT_ALIGNMENT), \
                                        (error)))
 
 /**
