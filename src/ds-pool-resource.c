@@ -1409,7 +1409,9 @@ pool_grow (DsPoolResource       *self,
   peak = MAX (__atomic_load_n (&self->peak, __ATOMIC_RELAXED), wanted);
   if (self->held + up_size > 2 * (guint64) peak)
     {
-      if (cls != NO_CLASS &&
+      /* For CUDA kinds, giving a block back (cudaFree, cudaFreeHost) waits
+       * for the whole device anyway; for host memory it is cheap. */
+      if (cls != NO_CLASS && self->kind != DS_MEMORY_KIND_HOST &&
           (ptr = take_pending_locked (self, ac, cls, up_size, order)) != NULL)
         {
           g_mutex_unlock (&self->grow_lock);

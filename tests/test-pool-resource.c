@@ -1219,6 +1219,83 @@ test_cuda_finalize_pending (void)
 }
 
 static void
+test_cuda_bound_reuses_pending (void)
+{
+  DsTestResource *up;
+  DsMemoryResource *pool;
+  cudaStream_t s1, s2, s3;
+  DsAccessOrder o1, o2, o3;
+  g_autoptr(GError) error = NULL;
+  gint done1 = 0, done2 = 0, after = 0;
+  gpointer p, q, r, h;
+  DsPoolStats s;
+
+  g_test_summary ("At twice the peak demand, a request reuses a block still "
+                  "pending on another stream (its stream waits; host order "
+                  "blocks) instead of giving it back and taking a new one");
+
+  DS_TEST_REQUIRE_CUDA ();
+  reset_policies ();
+
+  pool = test_pool_new_device (&up);
+  s1 = ds_test_stream_new ();
+  s2 = ds_test_stream_new ();
+  s3 = ds_test_stream_new ();
+  ds_access_order_init_stream (&o1, s1, -1);
+  ds_access_order_init_stream (&o2, s2, -1);
+  ds_access_order_init_stream (&o3, s3, -1);
+
+  ds_test_stream_sleep (s1, 400, &done1);
+  ds_test_stream_sleep (s2, 600, &done2);
+
+  /* Peak demand: one 64 KiB block; the bound: two. */
+  p = ds_memory_resource_allocate_async (pool, 65536, 0, &o1, &error);
+  g_assert_no_error (error);
+  ds_memory_resource_deallocate_async (pool, p, 65536, 0, &o1, NULL);
+  q = ds_memory_resource_allocate_async (pool, 65536, 0, &o2, &error);
+  g_assert_no_error (error);
+  g_assert_true (q != p);
+  ds_memory_resource_deallocate_async (pool, q, 65536, 0, &o2, NULL);
+  g_assert_cmpuint (stats_of (pool).upstream_allocations, ==, 2);
+
+  /* A third stream: both blocks pending, no room for a third. */
+  r = ds_memory_resource_allocate_async (pool, 65536, 0, &o3, &error);
+  g_assert_no_error (error);
+  g_assert_true (r == p || r == q);
+  s = stats_of (pool);
+  g_assert_cmpuint (s.upstream_allocations, ==, 2);
+  g_assert_cmpuint (s.upstream_deallocations, ==, 0);
+  g_assert_cmpuint (s.stream_waits, ==, 1);
+  g_assert_cmpuint (s.event_waits, ==, 0);
+  ds_test_stream_set_flag (s3, &after);
+  g_usleep (100 * G_TIME_SPAN_MILLISECOND);
+  g_assert_cmpint (g_atomic_int_get (&after), ==, 0);
+  g_assert_cmpint (g_atomic_int_get (&done1), ==, 0);
+
+  /* Host order (demand back to one block): blocks until the oldest
+   * pending release (q's, on s2) completes, and reuses q. */
+  ds_memory_resource_deallocate_async (pool, r, 65536, 0, &o3, NULL);
+  h = ds_memory_resource_allocate (pool, 65536, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (h == q);
+  g_assert_cmpint (g_atomic_int_get (&done2), ==, 1);
+  s = stats_of (pool);
+  g_assert_cmpuint (s.upstream_allocations, ==, 2);
+  g_assert_cmpuint (s.upstream_deallocations, ==, 0);
+  g_assert_cmpuint (s.event_waits, ==, 1);
+  assert_within_bound (pool);
+
+  ds_memory_resource_deallocate (pool, h, 65536, 0);
+  ds_test_stream_free (s1);
+  ds_test_stream_free (s2);
+  ds_test_stream_free (s3);
+  g_assert_cmpint (g_atomic_int_get (&after), ==, 1);
+  g_assert_finalize_object (pool);
+  ds_test_resource_assert_clean (up);
+  g_object_unref (up);
+}
+
+static void
 test_cuda_peak_bound (void)
 {
   g_autoptr(GError) error = NULL;
@@ -1550,6 +1627,7 @@ main (int    argc,
   add_cuda_test ("/Ds/PoolResource/cuda/trim-pending", test_cuda_trim_pending);
   add_cuda_test ("/Ds/PoolResource/cuda/finalize-pending", test_cuda_finalize_pending);
   add_cuda_test ("/Ds/PoolResource/cuda/peak-bound", test_cuda_peak_bound);
+  add_cuda_test ("/Ds/PoolResource/cuda/bound-reuses-pending", test_cuda_bound_reuses_pending);
   add_cuda_data_test ("/Ds/PoolResource/cuda/stress/query", DS_POOL_CROSS_STREAM_QUERY, test_cuda_stress);
   add_cuda_data_test ("/Ds/PoolResource/cuda/stress/wait", DS_POOL_CROSS_STREAM_WAIT, test_cuda_stress);
   add_cuda_test ("/Ds/PoolResource/cuda/stream-states", test_cuda_stream_states);
