@@ -108,8 +108,8 @@ ds_memory_resource_get_kind (DsMemoryResource *self)
  * Allocates @size bytes aligned to @alignment, usable at once by the host
  * (for host-visible kinds) and by any stream.
  *
- * Returns: (transfer none) (nullable): the memory, `NULL` for size 0 (no
- *   error) or with @error set on failure
+ * Returns: (transfer none) (nullable) (type guintptr): the memory, `NULL`
+ *   for size 0 (no error) or with @error set on failure
  */
 gpointer
 ds_memory_resource_allocate (DsMemoryResource  *self,
@@ -136,7 +136,7 @@ ds_memory_resource_allocate (DsMemoryResource  *self,
 /**
  * ds_memory_resource_deallocate: (virtual deallocate)
  * @self: a #DsMemoryResource
- * @ptr: (nullable): memory from @self
+ * @ptr: (nullable) (type guintptr): memory from @self
  * @size: the size it was allocated with
  * @alignment: the alignment it was allocated with
  *
@@ -192,8 +192,8 @@ ds_memory_resource_is_stream_ordered (DsMemoryResource *self)
  * stream-ordered allocates with [method@Ds.MemoryResource.allocate], which
  * is safe in any order.
  *
- * Returns: (transfer none) (nullable): the memory, `NULL` for size 0 (no
- *   error) or with @error set on failure
+ * Returns: (transfer none) (nullable) (type guintptr): the memory, `NULL`
+ *   for size 0 (no error) or with @error set on failure
  */
 gpointer
 ds_memory_resource_allocate_async (DsMemoryResource     *self,
@@ -221,9 +221,23 @@ ds_memory_resource_allocate_async (DsMemoryResource     *self,
 }
 
 /**
+ * DsMemoryResourceInterface::deallocate_async:
+ * @self: a #DsMemoryResource
+ * @ptr: (nullable) (type guintptr): memory from @self
+ * @size: the size it was allocated with
+ * @alignment: the alignment it was allocated with
+ * @order: the order in which the memory was last used
+ *
+ * Takes back a block that work queued in @order may still use; the
+ * resource must not hand it to anyone else before that work has finished.
+ * (The invoker, [method@Ds.MemoryResource.deallocate_async], has another
+ * signature, so the pointer's annotation lives here.)
+ */
+
+/**
  * ds_memory_resource_deallocate_async:
  * @self: a #DsMemoryResource
- * @ptr: (nullable): memory from @self
+ * @ptr: (nullable) (type guintptr): memory from @self
  * @size: the size it was allocated with
  * @alignment: the alignment it was allocated with
  * @order: the order in which the memory was last used

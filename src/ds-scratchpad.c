@@ -419,8 +419,8 @@ ds_scratchpad_release (DsScratchpad *self)
  * soon as this returns; the device copy is ready for work queued on that
  * stream afterwards.
  *
- * Returns: (transfer none) (nullable): the device address, `NULL` for size
- *   0, or `NULL` with @error set
+ * Returns: (transfer none) (nullable) (type guintptr): the device address,
+ *   `NULL` for size 0, or `NULL` with @error set
  */
 gpointer
 ds_scratchpad_to_device (DsScratchpad  *self,

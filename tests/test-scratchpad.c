@@ -2152,7 +2152,10 @@ typedef struct
   gboolean      context_restored;
 } ThreadData;
 
-/* The CUDA 12.0 signatures (cuCtxCreate_v2 etc.), asked for by version. */
+/* Driver functions, asked for by version: cuCtxCreate at 4.0, which is
+ * cuCtxCreate_v2 (ctx, flags, dev) — at 12.0 the driver hands out
+ * cuCtxCreate_v3, which takes exec-affinity parameters first — and the
+ * others at 12.0. */
 typedef int (*CuDeviceGetFn) (int *device, int ordinal);
 typedef int (*CuCtxCreateFn) (gpointer *ctx, unsigned int flags, int device);
 typedef int (*CuCtxDestroyFn) (gpointer ctx);
@@ -2164,8 +2167,9 @@ driver_fn (const char *name)
 {
   void *fn = NULL;
   enum cudaDriverEntryPointQueryResult status;
+  unsigned int version = g_str_equal (name, "cuCtxCreate") ? 4000 : 12000;
 
-  DS_TEST_CUDA_CHECK (cudaGetDriverEntryPointByVersion (name, &fn, 12000, cudaEnableDefault, &status));
+  DS_TEST_CUDA_CHECK (cudaGetDriverEntryPointByVersion (name, &fn, version, cudaEnableDefault, &status));
   g_assert_cmpint (status, ==, cudaDriverEntryPointSuccess);
   g_assert_nonnull (fn);
   return fn;
