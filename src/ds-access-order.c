@@ -77,32 +77,43 @@ ds_access_order_init_stream (DsAccessOrder *self,
   self->device = device;
 
 #if HAVE_CUDA
-  if (ds_cuda_ensure_available (NULL))
+  if (!ds_cuda_ensure_available (NULL))
+    return;
+
+  if (stream != NULL)
+    {
+      /* Everything comes from the stream itself: no cudaGetDevice. */
+      unsigned long long id = 0;
+      int d = device;
+
+      if (d < 0 && cudaStreamGetDevice (stream, &d) != cudaSuccess)
+        {
+          (void) cudaGetLastError ();
+          d = -1;
+        }
+      self->device = d;
+      self->context = ds_cuda_get_stream_context (stream);
+      if (cudaStreamGetId (stream, &id) == cudaSuccess)
+        self->stream_id = id;
+      else
+        (void) cudaGetLastError ();
+    }
+  else
     {
       int current = -1;
-      unsigned long long id = 0;
 
       if (cudaGetDevice (&current) != cudaSuccess)
-        current = -1;
-
-      if (device < 0)
         {
-          int d = current;
-
-          if (stream != NULL && cudaStreamGetDevice (stream, &d) != cudaSuccess)
-            d = current;
-          self->device = d;
+          (void) cudaGetLastError ();
+          current = -1;
         }
-
-      if (stream != NULL)
-        self->context = ds_cuda_get_stream_context (stream);
-      else if (self->device == current)
+      if (device < 0)
+        self->device = current;
+      /* The legacy stream of the current device belongs to the context
+       * current now (GStreamer's, say); another device's to its primary
+       * context, which the scope switch makes current. */
+      if (self->device == current)
         self->context = ds_cuda_get_current_context ();
-
-      if (stream != NULL && cudaStreamGetId (stream, &id) == cudaSuccess)
-        self->stream_id = id;
-
-      (void) cudaGetLastError ();
     }
 #endif
 }

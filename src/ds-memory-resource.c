@@ -546,7 +546,10 @@ typedef struct
   DsMemoryResource *resource;   /* no reference: the registry keeps it alive */
 } DefaultCacheEntry;
 
-static __thread DefaultCacheEntry default_cache[DS_N_MEMORY_KINDS];
+/* initial-exec: libds is loaded at start-up (not dlopen()ed late), and
+ * this spares a __tls_get_addr call per lookup. */
+static __thread DefaultCacheEntry default_cache[DS_N_MEMORY_KINDS]
+  __attribute__ ((tls_model ("initial-exec")));
 
 DsMemoryResource *
 ds_memory_resource_get_default_cached (DsMemoryKind   kind,

@@ -94,6 +94,13 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
+/* EXPLICIT_NOTIFY: a construct-only property never changes after
+ * construction, so there is nothing to notify; without it, GLib queues a
+ * notification for each of the eleven at construction and emits them all
+ * when it ends, which costs more than the rest of making a scratchpad. */
+#define CONSTRUCT_ONLY_FLAGS \
+  (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS)
+
 static void
 set_order (DsAccessOrder       *dest,
            const DsAccessOrder *src)
@@ -365,8 +372,19 @@ void
 ds_scratchpad_release (DsScratchpad *self)
 {
   DsPoolRelease release;
+  DsCudaScope scope;
+  g_autoptr(GError) scope_error = NULL;
+  gboolean gpu_blocks = FALSE, in_scope = FALSE;
 
   g_return_if_fail (DS_IS_SCRATCHPAD (self));
+
+  for (guint kind = DS_MEMORY_KIND_PINNED; kind < DS_N_MEMORY_KINDS; kind++)
+    gpu_blocks |= self->arenas[kind].n_blocks > 0;
+
+  /* Blocks of GPU kinds are returned in the device and context they were
+   * taken in, whichever thread this is: one scope for all of them. */
+  if (gpu_blocks)
+    in_scope = ds_cuda_scope_enter_order (&scope, &self->device_order, &scope_error);
 
   ds_pool_release_init (&release);
 
@@ -374,19 +392,15 @@ ds_scratchpad_release (DsScratchpad *self)
     {
       DsArena *arena = &self->arenas[kind];
       g_autoptr(GError) error = NULL;
-      DsCudaScope scope;
-      gboolean gpu = kind != DS_MEMORY_KIND_HOST;
 
       if (arena->n_blocks == 0)
         continue;
 
-      /* Blocks of GPU kinds are returned in the device and context they
-       * were taken in, whichever thread this is. */
-      if (gpu && !ds_cuda_scope_enter_order (&scope, &self->device_order, &error))
+      if (kind != DS_MEMORY_KIND_HOST && !in_scope)
         {
           g_warning ("Scratchpad %p: %u %s block(s) leaked rather than given "
                      "back while work may still use them: %s", self,
-                     arena->n_blocks, ds_memory_kind_get_nick (kind), error->message);
+                     arena->n_blocks, ds_memory_kind_get_nick (kind), scope_error->message);
           ds_arena_abandon (arena);
           continue;
         }
@@ -396,12 +410,12 @@ ds_scratchpad_release (DsScratchpad *self)
         g_warning ("Scratchpad %p: %s memory could not be given back in order "
                    "and was leaked rather than reused early: %s", self,
                    ds_memory_kind_get_nick (kind), error->message);
-
-      if (gpu)
-        ds_cuda_scope_leave (&scope);
     }
 
   ds_pool_release_finish (&release);
+  if (in_scope)
+    ds_cuda_scope_leave (&scope);
+
   self->generation++;
 }
 
@@ -772,22 +786,25 @@ ds_scratchpad_set_property (GObject      *object,
 {
   DsScratchpad *self = DS_SCRATCHPAD (object);
 
+  /* GLib has checked @value against the pspec already; read it directly
+   * (g_value_get_*() checks the type again, under the type system's
+   * global lock, for every construct property of every new scratchpad). */
   switch (prop_id)
     {
     case PROP_DEVICE_ORDER:
-      set_order (&self->device_order, g_value_get_boxed (value));
+      set_order (&self->device_order, value->data[0].v_pointer);
       break;
     case PROP_PINNED_DEALLOC_ORDER:
-      set_order (&self->pinned_dealloc_order, g_value_get_boxed (value));
+      set_order (&self->pinned_dealloc_order, value->data[0].v_pointer);
       break;
     case PROP_MANAGED_DEALLOC_ORDER:
-      set_order (&self->managed_dealloc_order, g_value_get_boxed (value));
+      set_order (&self->managed_dealloc_order, value->data[0].v_pointer);
       break;
     case PROP_INITIAL_SIZE_HOST:
     case PROP_INITIAL_SIZE_PINNED:
     case PROP_INITIAL_SIZE_DEVICE:
     case PROP_INITIAL_SIZE_MANAGED:
-      set_initial_size (self, prop_id - PROP_INITIAL_SIZE_HOST, g_value_get_uint64 (value));
+      set_initial_size (self, prop_id - PROP_INITIAL_SIZE_HOST, value->data[0].v_uint64);
       break;
     case PROP_HOST_RESOURCE:
     case PROP_PINNED_RESOURCE:
@@ -795,7 +812,7 @@ ds_scratchpad_set_property (GObject      *object,
     case PROP_MANAGED_RESOURCE:
       {
         guint kind = prop_id - PROP_HOST_RESOURCE;
-        DsMemoryResource *resource = g_value_get_object (value);
+        DsMemoryResource *resource = value->data[0].v_pointer;
 
         if (resource != NULL && ds_memory_resource_get_kind (resource) != kind)
           {
@@ -833,7 +850,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
    */
   properties[PROP_DEVICE_ORDER] =
     g_param_spec_boxed ("device-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
-                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+                        CONSTRUCT_ONLY_FLAGS);
 
   /**
    * DsScratchpad:pinned-dealloc-order:
@@ -842,7 +859,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
    */
   properties[PROP_PINNED_DEALLOC_ORDER] =
     g_param_spec_boxed ("pinned-dealloc-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
-                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+                        CONSTRUCT_ONLY_FLAGS);
 
   /**
    * DsScratchpad:managed-dealloc-order:
@@ -851,7 +868,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
    */
   properties[PROP_MANAGED_DEALLOC_ORDER] =
     g_param_spec_boxed ("managed-dealloc-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
-                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+                        CONSTRUCT_ONLY_FLAGS);
 
   /**
    * DsScratchpad:initial-size-host:
@@ -904,11 +921,11 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
       properties[PROP_INITIAL_SIZE_HOST + kind] =
         g_param_spec_uint64 (g_intern_string (size_name), NULL, NULL,
                              0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
-                             G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+                             CONSTRUCT_ONLY_FLAGS);
       properties[PROP_HOST_RESOURCE + kind] =
         g_param_spec_object (g_intern_string (resource_name), NULL, NULL,
                              DS_TYPE_MEMORY_RESOURCE,
-                             G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+                             CONSTRUCT_ONLY_FLAGS);
     }
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
