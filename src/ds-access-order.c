@@ -24,7 +24,7 @@
  * can use host orders freely.
  *
  * The structure can live on the stack: initialize it with
- * [method@Ds.AccessOrder.init_host] or [method@Ds.AccessOrder.init_stream].
+ * [func@Ds.AccessOrder.init_host] or [func@Ds.AccessOrder.init_stream].
  * Its fields are private. A zero-filled `DsAccessOrder` is the *unset*
  * order, which is neither host nor device.
  */
@@ -140,7 +140,7 @@ ds_access_order_new_host (void)
  * @device: the device of @stream, or -1 for the stream's own device
  *
  * Creates the order of @stream on @device. See
- * [method@Ds.AccessOrder.init_stream]; bindings use
+ * [func@Ds.AccessOrder.init_stream]; bindings use
  * [ctor@Ds.AccessOrder.new_for_handle].
  *
  * Returns: (transfer full): a new #DsAccessOrder
@@ -209,6 +209,8 @@ ds_access_order_free (DsAccessOrder *self)
  * ds_access_order_is_host:
  * @self: a #DsAccessOrder
  *
+ * Whether @self is host order.
+ *
  * Returns: whether @self is host order
  */
 gboolean
@@ -223,6 +225,8 @@ ds_access_order_is_host (const DsAccessOrder *self)
  * ds_access_order_is_device:
  * @self: a #DsAccessOrder
  *
+ * Whether @self is the order of a CUDA stream.
+ *
  * Returns: whether @self is the order of a CUDA stream
  */
 gboolean
@@ -236,6 +240,9 @@ ds_access_order_is_device (const DsAccessOrder *self)
 /**
  * ds_access_order_get_stream: (skip)
  * @self: a #DsAccessOrder
+ *
+ * The `cudaStream_t` of a device order; `NULL` for the legacy default
+ * stream and for host order.
  *
  * Returns: (nullable): the `cudaStream_t` of a device order; `NULL` for the
  *   legacy default stream and for host order
@@ -268,6 +275,9 @@ ds_access_order_get_stream_handle (const DsAccessOrder *self)
 /**
  * ds_access_order_get_device:
  * @self: a #DsAccessOrder
+ *
+ * The device of a device order, or -1 for host order (and for a device
+ * order whose device could not be found because there is no CUDA device).
  *
  * Returns: the device of a device order, or -1 for host order (and for a
  *   device order whose device could not be found because there is no CUDA

@@ -86,6 +86,8 @@ ds_scratchpad_alloc_block (DsScratchpad  *self,
  * ds_block_ref:
  * @self: a #DsBlock
  *
+ * Takes a reference on @self.
+ *
  * Returns: (transfer full): @self, with one more reference
  */
 DsBlock *
@@ -120,6 +122,9 @@ ds_block_unref (DsBlock *self)
  * ds_block_get_address:
  * @self: a #DsBlock
  *
+ * The address of the memory as an integer (device addresses included), for
+ * APIs such as CuPy's `UnownedMemory` or `__cuda_array_interface__`.
+ *
  * Returns: the address of the memory as an integer (device addresses
  *   included), for APIs such as CuPy's `UnownedMemory` or
  *   `__cuda_array_interface__`
@@ -136,6 +141,8 @@ ds_block_get_address (DsBlock *self)
  * ds_block_get_pointer: (skip)
  * @self: a #DsBlock
  *
+ * The memory as a pointer, for C callers.
+ *
  * Returns: (transfer none): the memory
  */
 gpointer
@@ -149,6 +156,8 @@ ds_block_get_pointer (DsBlock *self)
 /**
  * ds_block_get_size:
  * @self: a #DsBlock
+ *
+ * The size in bytes.
  *
  * Returns: the size in bytes
  */
@@ -164,6 +173,8 @@ ds_block_get_size (DsBlock *self)
  * ds_block_get_kind:
  * @self: a #DsBlock
  *
+ * The kind of memory.
+ *
  * Returns: the kind of memory
  */
 DsMemoryKind
@@ -177,6 +188,8 @@ ds_block_get_kind (DsBlock *self)
 /**
  * ds_block_get_scratchpad:
  * @self: a #DsBlock
+ *
+ * The scratchpad the memory came from.
  *
  * Returns: (transfer none): the scratchpad the memory came from
  */
@@ -192,6 +205,9 @@ ds_block_get_scratchpad (DsBlock *self)
  * ds_block_get_generation:
  * @self: a #DsBlock
  *
+ * The number of times the scratchpad had been released when the block was
+ * allocated.
+ *
  * Returns: the number of times the scratchpad had been released when the
  *   block was allocated
  */
@@ -206,6 +222,8 @@ ds_block_get_generation (DsBlock *self)
 /**
  * ds_block_is_valid:
  * @self: a #DsBlock
+ *
+ * `TRUE` until the scratchpad is released.
  *
  * Returns: `TRUE` until the scratchpad is released
  */

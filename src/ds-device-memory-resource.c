@@ -19,6 +19,11 @@
  * %DS_ERROR_NOT_SUPPORTED when ds was built without CUDA).
  */
 
+/**
+ * DsDeviceMemoryResource:device:
+ *
+ * The CUDA device the memory is allocated on; -1 for the device current at each allocation.
+ */
 DS_DEFINE_RAW_MEMORY_RESOURCE (DsDeviceMemoryResource, ds_device_memory_resource,
                                DS_MEMORY_KIND_DEVICE, ds_cuda_raw_alloc, ds_cuda_raw_free)
 

@@ -55,6 +55,11 @@ host_free (DsMemoryKind kind,
   free (ptr);
 }
 
+/**
+ * DsHostMemoryResource:device:
+ *
+ * Unused: host memory belongs to no device.
+ */
 DS_DEFINE_RAW_MEMORY_RESOURCE (DsHostMemoryResource, ds_host_memory_resource,
                                DS_MEMORY_KIND_HOST, host_alloc, host_free)
 

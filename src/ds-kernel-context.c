@@ -66,6 +66,8 @@ ds_kernel_context_new (const DsAccessOrder *order,
  * ds_kernel_context_ref:
  * @self: a #DsKernelContext
  *
+ * Takes a reference on @self.
+ *
  * Returns: (transfer full): @self, with one more reference
  */
 DsKernelContext *
@@ -99,6 +101,8 @@ ds_kernel_context_unref (DsKernelContext *self)
  * ds_kernel_context_get_order:
  * @self: a #DsKernelContext
  *
+ * The order the work runs in.
+ *
  * Returns: (transfer none): the order the work runs in
  */
 const DsAccessOrder *
@@ -112,6 +116,8 @@ ds_kernel_context_get_order (DsKernelContext *self)
 /**
  * ds_kernel_context_get_scratchpad:
  * @self: a #DsKernelContext
+ *
+ * The scratchpad, if any.
  *
  * Returns: (transfer none) (nullable): the scratchpad, if any
  */

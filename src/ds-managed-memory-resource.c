@@ -19,6 +19,11 @@
  * %DS_ERROR_NOT_SUPPORTED when ds was built without CUDA).
  */
 
+/**
+ * DsManagedMemoryResource:device:
+ *
+ * The CUDA device the memory is attached to; -1 for the device current at each allocation.
+ */
 DS_DEFINE_RAW_MEMORY_RESOURCE (DsManagedMemoryResource, ds_managed_memory_resource,
                                DS_MEMORY_KIND_MANAGED, ds_cuda_raw_alloc, ds_cuda_raw_free)
 

@@ -83,6 +83,8 @@ check_kind (DsMemoryKind   kind,
  * ds_memory_resource_get_kind: (virtual get_kind)
  * @self: a #DsMemoryResource
  *
+ * The kind of memory @self hands out.
+ *
  * Returns: the kind of memory @self hands out
  */
 DsMemoryKind
@@ -165,6 +167,8 @@ ds_memory_resource_deallocate (DsMemoryResource *self,
 /**
  * ds_memory_resource_is_stream_ordered:
  * @self: a #DsMemoryResource
+ *
+ * Whether @self implements stream-ordered allocation and deallocation.
  *
  * Returns: whether @self implements stream-ordered allocation and
  *   deallocation

@@ -19,6 +19,11 @@
  * %DS_ERROR_NOT_SUPPORTED when ds was built without CUDA).
  */
 
+/**
+ * DsPinnedMemoryResource:device:
+ *
+ * Unused: pinned memory is portable, usable from every device.
+ */
 DS_DEFINE_RAW_MEMORY_RESOURCE (DsPinnedMemoryResource, ds_pinned_memory_resource,
                                DS_MEMORY_KIND_PINNED, ds_cuda_raw_alloc, ds_cuda_raw_free)
 

@@ -2053,6 +2053,8 @@ ds_pool_resource_new_default (DsMemoryKind   kind,
  * ds_pool_resource_get_upstream:
  * @self: a #DsPoolResource
  *
+ * The resource @self takes memory from.
+ *
  * Returns: (transfer none): the resource @self takes memory from
  */
 DsMemoryResource *
@@ -2066,6 +2068,8 @@ ds_pool_resource_get_upstream (DsPoolResource *self)
 /**
  * ds_pool_resource_get_max_cached_size:
  * @self: a #DsPoolResource
+ *
+ * The value of [property@Ds.PoolResource:max-cached-size].
  *
  * Returns: the value of [property@Ds.PoolResource:max-cached-size]
  */

@@ -610,6 +610,8 @@ ds_scratchpad_get_dealloc_order (DsScratchpad *self,
  * @self: a #DsScratchpad
  * @kind: a memory kind
  *
+ * The size of the first block of @kind.
+ *
  * Returns: the size of the first block of @kind
  */
 gsize
@@ -627,6 +629,8 @@ ds_scratchpad_get_initial_size (DsScratchpad *self,
  * @self: a #DsScratchpad
  * @kind: a memory kind
  *
+ * The bytes of @kind held from upstream (all blocks).
+ *
  * Returns: the bytes of @kind held from upstream (all blocks)
  */
 guint64
@@ -643,6 +647,9 @@ ds_scratchpad_get_reserved (DsScratchpad *self,
  * ds_scratchpad_get_allocated:
  * @self: a #DsScratchpad
  * @kind: a memory kind
+ *
+ * The bytes of @kind handed out since the last release (the sum of the
+ * requested sizes, without padding).
  *
  * Returns: the bytes of @kind handed out since the last release (the sum
  *   of the requested sizes, without padding)
@@ -662,6 +669,8 @@ ds_scratchpad_get_allocated (DsScratchpad *self,
  * @self: a #DsScratchpad
  * @kind: a memory kind
  *
+ * The number of blocks of @kind held from upstream.
+ *
  * Returns: the number of blocks of @kind held from upstream
  */
 guint
@@ -678,6 +687,8 @@ ds_scratchpad_get_n_blocks (DsScratchpad *self,
  * ds_scratchpad_get_n_allocations:
  * @self: a #DsScratchpad
  * @kind: a memory kind
+ *
+ * The number of non-empty allocations of @kind since the last release.
  *
  * Returns: the number of non-empty allocations of @kind since the last
  *   release

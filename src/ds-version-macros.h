@@ -48,6 +48,12 @@
 # define DS_AVAILABLE_IN_0_1 _DS_EXTERN
 #endif
 
+/**
+ * DS_DEPRECATED_IN_0_1_FOR:
+ * @f: the replacement
+ *
+ * Marks a symbol deprecated in 0.1 in favour of @f.
+ */
 #if DS_VERSION_MIN_REQUIRED >= DS_VERSION_0_1
 # define DS_DEPRECATED_IN_0_1 G_DEPRECATED _DS_EXTERN
 # define DS_DEPRECATED_IN_0_1_FOR(f) G_DEPRECATED_FOR (f) _DS_EXTERN
