@@ -1002,7 +1002,9 @@ test_cuda_destroyed_stream (void)
   s1 = ds_test_stream_new ();
   ds_access_order_init_stream (&o1, s1, -1);
 
-  ds_test_stream_sleep (s1, 400, &done);
+  /* 2 s: long enough that the old stream is still busy below even under
+   * compute-sanitizer, which slows every CUDA call down. */
+  ds_test_stream_sleep (s1, 2000, &done);
   p = ds_memory_resource_allocate_async (pool, 8192, 0, &o1, &error);
   g_assert_no_error (error);
   g_assert_true (ds_memory_resource_deallocate_async (pool, p, 8192, 0, &o1, &error));
