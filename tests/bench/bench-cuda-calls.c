@@ -15,31 +15,9 @@
 
 #include "ds-test-utils.h"
 
-#define CHECK(call) \
-  G_STMT_START { \
-    cudaError_t _r = (call); \
-    if (G_UNLIKELY (_r != cudaSuccess)) \
-      g_error ("%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString (_r)); \
-  } G_STMT_END
-
 #define N 1000
 
 static gpointer volatile sink;
-
-static const struct
-{
-  DsMemoryKind kind;
-  gsize        size;
-} four[8] = {
-  { DS_MEMORY_KIND_HOST, 16 << 10 },
-  { DS_MEMORY_KIND_PINNED, 16 << 10 },
-  { DS_MEMORY_KIND_DEVICE, 256 << 10 },
-  { DS_MEMORY_KIND_MANAGED, 16 << 10 },
-  { DS_MEMORY_KIND_HOST, 48 << 10 },
-  { DS_MEMORY_KIND_PINNED, 48 << 10 },
-  { DS_MEMORY_KIND_DEVICE, 64 << 10 },
-  { DS_MEMORY_KIND_MANAGED, 4 << 10 },
-};
 
 typedef enum
 {
@@ -82,14 +60,14 @@ run_case (Case          which,
           if (which == CASE_FOUR_NEW)
             ds_access_order_init_stream (&order, stream, 0);
           sp = ds_scratchpad_new (which == CASE_FOUR_NEW ? &order : once);
-          for (k = 0; k < G_N_ELEMENTS (four); k++)
-            sink = ds_scratchpad_alloc (sp, four[k].kind, four[k].size, 0, NULL);
+          for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
+            sink = ds_scratchpad_alloc (sp, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size, 0, NULL);
           g_object_unref (sp);
           break;
 
         case CASE_FOUR_REUSED:
-          for (k = 0; k < G_N_ELEMENTS (four); k++)
-            sink = ds_scratchpad_alloc (reused, four[k].kind, four[k].size, 0, NULL);
+          for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
+            sink = ds_scratchpad_alloc (reused, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size, 0, NULL);
           ds_scratchpad_release (reused);
           break;
 
@@ -110,8 +88,8 @@ run_case (Case          which,
         case CASE_HOST_ONLY:
         default:
           sp = ds_scratchpad_new (NULL);
-          for (k = 0; k < G_N_ELEMENTS (four); k++)
-            sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, four[k].size, 0, NULL);
+          for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
+            sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, ds_bench_four_kind[k].size, 0, NULL);
           g_object_unref (sp);
           break;
         }

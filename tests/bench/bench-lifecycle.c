@@ -16,32 +16,9 @@
 
 #include "ds-bench-cub.h"
 
-#define CHECK(call) \
-  G_STMT_START { \
-    cudaError_t _r = (call); \
-    if (G_UNLIKELY (_r != cudaSuccess)) \
-      g_error ("%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString (_r)); \
-  } G_STMT_END
-
 static gpointer volatile sink;
 
-typedef struct
-{
-  DsMemoryKind kind;
-  gsize        size;
-} Temp;
-
-/* The four-kind unit of work: 8 temporaries over the 4 kinds, <= 256 KiB. */
-static const Temp four[8] = {
-  { DS_MEMORY_KIND_HOST, 16 << 10 },
-  { DS_MEMORY_KIND_PINNED, 16 << 10 },
-  { DS_MEMORY_KIND_DEVICE, 256 << 10 },
-  { DS_MEMORY_KIND_MANAGED, 16 << 10 },
-  { DS_MEMORY_KIND_HOST, 48 << 10 },
-  { DS_MEMORY_KIND_PINNED, 48 << 10 },
-  { DS_MEMORY_KIND_DEVICE, 64 << 10 },
-  { DS_MEMORY_KIND_MANAGED, 4 << 10 },
-};
+typedef DsBenchTemp Temp;
 
 /* DALI's measured workload: 16 KiB host + pinned + managed, 256 KiB device. */
 static const Temp dali4[4] = {
@@ -645,8 +622,8 @@ main (int    argc,
     DsBenchResult *ds_new, *reused, *best = NULL, *r;
     double events, upstream;
 
-    c.temps = four;
-    c.n_temps = G_N_ELEMENTS (four);
+    c.temps = ds_bench_four_kind;
+    c.n_temps = G_N_ELEMENTS (ds_bench_four_kind);
 
     ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, 8 allocs, unref", temps_ds_new, sync_stream, &c, 0, 200000, 2.0));
     ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad (order made once)", temps_ds_new_same_order, sync_stream, &c, 0, 200000, 1.0));

@@ -22,13 +22,6 @@
 
 #include "ds-pool-resource-private.h"
 
-#define CHECK(call) \
-  G_STMT_START { \
-    cudaError_t _r = (call); \
-    if (G_UNLIKELY (_r != cudaSuccess)) \
-      g_error ("%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString (_r)); \
-  } G_STMT_END
-
 static gpointer volatile sink;
 
 #define N_STREAMS 4
@@ -40,21 +33,6 @@ typedef struct
   gsize        size;        /* device allocation */
   gsize        work;        /* bytes memset per lifecycle (0: none) */
 } Ctx;
-
-static const struct
-{
-  DsMemoryKind kind;
-  gsize        size;
-} four[8] = {
-  { DS_MEMORY_KIND_HOST, 16 << 10 },
-  { DS_MEMORY_KIND_PINNED, 16 << 10 },
-  { DS_MEMORY_KIND_DEVICE, 256 << 10 },
-  { DS_MEMORY_KIND_MANAGED, 16 << 10 },
-  { DS_MEMORY_KIND_HOST, 48 << 10 },
-  { DS_MEMORY_KIND_PINNED, 48 << 10 },
-  { DS_MEMORY_KIND_DEVICE, 64 << 10 },
-  { DS_MEMORY_KIND_MANAGED, 4 << 10 },
-};
 
 static void
 sync_all (gpointer data,
@@ -81,8 +59,8 @@ four_kind (gpointer data,
 
       ds_access_order_init_stream (&order, c->streams[0], 0);
       sp = ds_scratchpad_new (&order);
-      for (k = 0; k < G_N_ELEMENTS (four); k++)
-        sink = ds_scratchpad_alloc (sp, four[k].kind, four[k].size, 0, NULL);
+      for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
+        sink = ds_scratchpad_alloc (sp, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size, 0, NULL);
       g_object_unref (sp);
     }
 }
@@ -231,8 +209,8 @@ handoff_run (gpointer data,
 
       ds_access_order_init_stream (&order, h->stream, 0);
       sp = ds_scratchpad_new (&order);
-      for (k = 0; k < G_N_ELEMENTS (four); k++)
-        sink = ds_scratchpad_alloc (sp, four[k].kind, four[k].size, 0, NULL);
+      for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
+        sink = ds_scratchpad_alloc (sp, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size, 0, NULL);
       g_async_queue_push (h->queue, sp);
     }
 }
@@ -262,8 +240,8 @@ same_thread_run (gpointer data,
 
       ds_access_order_init_stream (&order, h->stream, 0);
       sp = ds_scratchpad_new (&order);
-      for (k = 0; k < G_N_ELEMENTS (four); k++)
-        sink = ds_scratchpad_alloc (sp, four[k].kind, four[k].size, 0, NULL);
+      for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
+        sink = ds_scratchpad_alloc (sp, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size, 0, NULL);
       g_object_unref (sp);
     }
 }

@@ -14,31 +14,9 @@
 #include <string.h>
 
 
-#define CHECK(call) \
-  G_STMT_START { \
-    cudaError_t _r = (call); \
-    if (G_UNLIKELY (_r != cudaSuccess)) \
-      g_error ("%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString (_r)); \
-  } G_STMT_END
-
 static gpointer volatile sink;
 
-typedef struct
-{
-  DsMemoryKind kind;
-  gsize        size;
-} Temp;
-
-static const Temp four[8] = {
-  { DS_MEMORY_KIND_HOST, 16 << 10 },
-  { DS_MEMORY_KIND_PINNED, 16 << 10 },
-  { DS_MEMORY_KIND_DEVICE, 256 << 10 },
-  { DS_MEMORY_KIND_MANAGED, 16 << 10 },
-  { DS_MEMORY_KIND_HOST, 48 << 10 },
-  { DS_MEMORY_KIND_PINNED, 48 << 10 },
-  { DS_MEMORY_KIND_DEVICE, 64 << 10 },
-  { DS_MEMORY_KIND_MANAGED, 4 << 10 },
-};
+typedef DsBenchTemp Temp;
 
 typedef enum
 {
@@ -90,15 +68,15 @@ worker_thread (gpointer user_data)
 
             ds_access_order_init_stream (&o, stream, 0);
             sp = ds_scratchpad_new (&o);
-            for (k = 0; k < G_N_ELEMENTS (four); k++)
-              sink = ds_scratchpad_alloc (sp, four[k].kind, four[k].size, 0, NULL);
+            for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
+              sink = ds_scratchpad_alloc (sp, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size, 0, NULL);
             g_object_unref (sp);
           }
           break;
 
         case MODE_DS_REUSED:
-          for (k = 0; k < G_N_ELEMENTS (four); k++)
-            sink = ds_scratchpad_alloc (reused, four[k].kind, four[k].size, 0, NULL);
+          for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
+            sink = ds_scratchpad_alloc (reused, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size, 0, NULL);
           ds_scratchpad_release (reused);
           break;
 
@@ -107,9 +85,9 @@ worker_thread (gpointer user_data)
           {
             void *ptrs[8];
 
-            for (k = 0; k < G_N_ELEMENTS (four); k++)
-              CHECK (cudaMallocAsync (&ptrs[k], four[k].size, stream));
-            for (k = G_N_ELEMENTS (four); k-- > 0;)
+            for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
+              CHECK (cudaMallocAsync (&ptrs[k], ds_bench_four_kind[k].size, stream));
+            for (k = G_N_ELEMENTS (ds_bench_four_kind); k-- > 0;)
               CHECK (cudaFreeAsync (ptrs[k], stream));
           }
           break;

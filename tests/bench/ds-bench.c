@@ -6,6 +6,17 @@
 
 #include "ds-bench.h"
 
+const DsBenchTemp ds_bench_four_kind[8] = {
+  { DS_MEMORY_KIND_HOST, 16 << 10 },
+  { DS_MEMORY_KIND_PINNED, 16 << 10 },
+  { DS_MEMORY_KIND_DEVICE, 256 << 10 },
+  { DS_MEMORY_KIND_MANAGED, 16 << 10 },
+  { DS_MEMORY_KIND_HOST, 48 << 10 },
+  { DS_MEMORY_KIND_PINNED, 48 << 10 },
+  { DS_MEMORY_KIND_DEVICE, 64 << 10 },
+  { DS_MEMORY_KIND_MANAGED, 4 << 10 },
+};
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -25,6 +25,28 @@
 
 G_BEGIN_DECLS
 
+#if HAVE_CUDA
+/* Aborts the benchmark on a CUDA failure: a number measured after one
+ * would mean nothing. */
+# define CHECK(call) \
+  G_STMT_START { \
+    cudaError_t _r = (call); \
+    if (G_UNLIKELY (_r != cudaSuccess)) \
+      g_error ("%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString (_r)); \
+  } G_STMT_END
+#endif
+
+/* One temporary of a unit of work. */
+typedef struct
+{
+  DsMemoryKind kind;
+  gsize        size;
+} DsBenchTemp;
+
+/* The four-kind unit of work of DESIGN.md §4: 8 temporaries over the 4
+ * kinds, each <= 256 KiB. */
+extern const DsBenchTemp ds_bench_four_kind[8];
+
 /* The exit status meson reads as "skipped". */
 #define DS_BENCH_SKIP 77
 
