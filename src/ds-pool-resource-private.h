@@ -84,7 +84,7 @@ void              ds_pool_release_finish       (DsPoolRelease        *release);
  * Process-wide policies (read at every use; meant to be set once, at
  * start-up, e.g. by a benchmark comparing them). The environment variables
  * DS_POOL_RELEASE=record|query-idle|adaptive and DS_POOL_CROSS_STREAM=query|wait
- * set the initial values.
+ * set the initial values; the defaults are ADAPTIVE and QUERY.
  */
 typedef enum
 {
