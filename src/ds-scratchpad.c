@@ -169,7 +169,20 @@ ensure_upstream (DsScratchpad  *self,
     return TRUE;
 
   if (self->resources[kind] != NULL)
-    resource = self->resources[kind];
+    {
+      DsMemoryKind given = ds_memory_resource_get_kind (self->resources[kind]);
+
+      if (G_UNLIKELY (given != kind))
+        {
+          g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                       "The %s-resource property holds a %s resource; "
+                       "%s memory needs a %s resource",
+                       ds_memory_kind_get_nick (kind), ds_memory_kind_get_nick (given),
+                       ds_memory_kind_get_nick (kind), ds_memory_kind_get_nick (kind));
+          return FALSE;
+        }
+      resource = self->resources[kind];
+    }
   else if (kind == DS_MEMORY_KIND_HOST)
     resource = ds_memory_resource_get_default_cached (kind, 0, NULL, error);
   else
@@ -748,6 +761,27 @@ order_or_null (const DsAccessOrder *order)
   return order->type != DS_ACCESS_ORDER_TYPE_UNSET ? order : NULL;
 }
 
+/* What a *-resource property reads: the resource given, the one blocks
+ * came from, or the default that the next allocation would use; NULL when
+ * that needs a device that cannot be used (or is not known yet). Never
+ * creates a CUDA context. */
+static DsMemoryResource *
+resource_in_effect (DsScratchpad *self,
+                    DsMemoryKind  kind)
+{
+  if (self->resources[kind] != NULL)
+    return self->resources[kind];
+  if (self->upstream[kind] != NULL)
+    return self->upstream[kind];
+  if (kind == DS_MEMORY_KIND_HOST)
+    return ds_memory_resource_get_default_cached (kind, 0, NULL, NULL);
+  if (self->device_order.type == DS_ACCESS_ORDER_TYPE_UNSET || !ds_cuda_ensure_available (NULL))
+    return NULL;
+
+  return ds_memory_resource_get_default_cached (kind, self->device_order.device,
+                                                self->device_order.context, NULL);
+}
+
 static void
 ds_scratchpad_get_property (GObject    *object,
                             guint       prop_id,
@@ -762,10 +796,10 @@ ds_scratchpad_get_property (GObject    *object,
       g_value_set_boxed (value, order_or_null (&self->device_order));
       break;
     case PROP_PINNED_DEALLOC_ORDER:
-      g_value_set_boxed (value, order_or_null (&self->pinned_dealloc_order));
+      g_value_set_boxed (value, order_or_null (dealloc_order (self, DS_MEMORY_KIND_PINNED)));
       break;
     case PROP_MANAGED_DEALLOC_ORDER:
-      g_value_set_boxed (value, order_or_null (&self->managed_dealloc_order));
+      g_value_set_boxed (value, order_or_null (dealloc_order (self, DS_MEMORY_KIND_MANAGED)));
       break;
     case PROP_INITIAL_SIZE_HOST:
     case PROP_INITIAL_SIZE_PINNED:
@@ -778,10 +812,7 @@ ds_scratchpad_get_property (GObject    *object,
     case PROP_DEVICE_RESOURCE:
     case PROP_MANAGED_RESOURCE:
       {
-        guint kind = prop_id - PROP_HOST_RESOURCE;
-
-        g_value_set_object (value, self->resources[kind] != NULL ?
-                                   self->resources[kind] : self->upstream[kind]);
+        g_value_set_object (value, resource_in_effect (self, prop_id - PROP_HOST_RESOURCE));
       }
       break;
     default:
@@ -823,17 +854,11 @@ ds_scratchpad_set_property (GObject      *object,
     case PROP_MANAGED_RESOURCE:
       {
         guint kind = prop_id - PROP_HOST_RESOURCE;
-        DsMemoryResource *resource = value->data[0].v_pointer;
 
-        if (resource != NULL && ds_memory_resource_get_kind (resource) != kind)
-          {
-            g_critical ("%s: a %s resource cannot be the %s property",
-                        G_STRFUNC,
-                        ds_memory_kind_get_nick (ds_memory_resource_get_kind (resource)),
-                        pspec->name);
-            break;
-          }
-        g_set_object (&self->resources[kind], resource);
+        /* A resource of the wrong kind is reported as an error at the
+         * first allocation of this kind (see ensure_upstream ()), where a
+         * caller from Python gets a GError rather than a critical. */
+        g_set_object (&self->resources[kind], value->data[0].v_pointer);
       }
       break;
     default:
@@ -866,7 +891,8 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
   /**
    * DsScratchpad:pinned-dealloc-order:
    *
-   * The order pinned memory is given back in. `NULL`: the device order.
+   * The order pinned memory is given back in. `NULL`: the device order,
+   * which is also what the property reads back then.
    */
   properties[PROP_PINNED_DEALLOC_ORDER] =
     g_param_spec_boxed ("pinned-dealloc-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
@@ -875,7 +901,8 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
   /**
    * DsScratchpad:managed-dealloc-order:
    *
-   * The order managed memory is given back in. `NULL`: the device order.
+   * The order managed memory is given back in. `NULL`: the device order,
+   * which is also what the property reads back then.
    */
   properties[PROP_MANAGED_DEALLOC_ORDER] =
     g_param_spec_boxed ("managed-dealloc-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
@@ -905,24 +932,43 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
    * DsScratchpad:host-resource:
    *
    * Where host blocks come from. `NULL`: the default host resource.
+   *
+   * Reads back the resource in effect (the default one when none was
+   * given). A resource of another kind makes the first host allocation
+   * fail with %DS_ERROR_INVALID_ARGUMENT.
    */
   /**
    * DsScratchpad:pinned-resource:
    *
    * Where pinned blocks come from. `NULL`: the default pinned resource of
    * the device order's device.
+   *
+   * Reads back the resource in effect: the one given, else the default
+   * one once the device order is known (`NULL` before, or without a CUDA
+   * device). A resource of another kind makes the first pinned allocation
+   * fail with %DS_ERROR_INVALID_ARGUMENT.
    */
   /**
    * DsScratchpad:device-resource:
    *
    * Where device blocks come from. `NULL`: the default device resource of
    * the device order's device.
+   *
+   * Reads back the resource in effect: the one given, else the default
+   * one once the device order is known (`NULL` before, or without a CUDA
+   * device). A resource of another kind makes the first device allocation
+   * fail with %DS_ERROR_INVALID_ARGUMENT.
    */
   /**
    * DsScratchpad:managed-resource:
    *
    * Where managed blocks come from. `NULL`: the default managed resource of
    * the device order's device.
+   *
+   * Reads back the resource in effect: the one given, else the default
+   * one once the device order is known (`NULL` before, or without a CUDA
+   * device). A resource of another kind makes the first managed allocation
+   * fail with %DS_ERROR_INVALID_ARGUMENT.
    */
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {

@@ -1182,20 +1182,61 @@ test_properties_wrong_kind (void)
 {
   g_autoptr(DsTestResource) pinned = ds_test_resource_new (DS_MEMORY_KIND_PINNED, FALSE);
   g_autoptr(DsAccessOrder) o = ds_access_order_new_host ();
+  g_autoptr(GError) error = NULL;
   DsScratchpad *sp;
 
   g_test_summary ("A resource of the wrong kind for a *-resource property is "
-                  "a programmer error (critical) and is not used");
+                  "an error at the first allocation of that kind, naming the "
+                  "property and both kinds; it is never called, and nothing "
+                  "falls back to the default resource");
 
-  if (!g_test_undefined ())
-    return;
-
-  g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*pinned*host-resource*");
   sp = g_object_new (DS_TYPE_SCRATCHPAD, "device-order", o, "host-resource", pinned, NULL);
-  g_test_assert_expected_messages ();
 
-  g_assert_nonnull (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 10, 0, NULL));
+  g_assert_null (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 10, 0, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "host-resource"));
+  g_assert_nonnull (strstr (error->message, "pinned"));
+  g_assert_cmpuint (ds_scratchpad_get_reserved (sp, DS_MEMORY_KIND_HOST), ==, 0);
+  g_clear_error (&error);
+
+  /* Asked again, the same answer: no partial state was left. */
+  g_assert_null (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 10, 0, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
   g_assert_cmpuint (ds_test_resource_get_n_calls (pinned), ==, 0);
+  g_assert_finalize_object (sp);
+}
+
+static void
+test_properties_read_back (void)
+{
+  g_autoptr(DsAccessOrder) host = ds_access_order_new_host ();
+  g_autoptr(DsAccessOrder) got = NULL;
+  g_autoptr(DsMemoryResource) got_res = NULL;
+  DsScratchpad *sp;
+
+  g_test_summary ("Defaulted properties read back the values in effect: the "
+                  "dealloc orders the device order, host-resource the "
+                  "default host resource");
+
+  sp = g_object_new (DS_TYPE_SCRATCHPAD, "device-order", host, NULL);
+  g_object_get (sp, "pinned-dealloc-order", &got, NULL);
+  g_assert_nonnull (got);
+  g_assert_true (ds_access_order_is_host (got));
+  g_clear_pointer (&got, ds_access_order_free);
+  g_object_get (sp, "managed-dealloc-order", &got, NULL);
+  g_assert_nonnull (got);
+  g_assert_true (ds_access_order_is_host (got));
+  g_clear_pointer (&got, ds_access_order_free);
+
+  g_object_get (sp, "host-resource", &got_res, NULL);
+  g_assert_true (got_res == ds_memory_resource_get_default (DS_MEMORY_KIND_HOST, -1, NULL));
+  g_clear_object (&got_res);
+  g_assert_finalize_object (sp);
+
+  /* No device order yet: nothing to read back for the orders. */
+  sp = ds_scratchpad_new (NULL);
+  g_object_get (sp, "pinned-dealloc-order", &got, NULL);
+  g_assert_null (got);
   g_assert_finalize_object (sp);
 }
 
@@ -2337,6 +2378,7 @@ main (int    argc,
   g_test_add_func ("/Ds/Scratchpad/properties/g-object-new", test_properties_g_object_new);
   ADD ("properties/construct-only", test_properties_construct_only);
   g_test_add_func ("/Ds/Scratchpad/properties/wrong-kind", test_properties_wrong_kind);
+  g_test_add_func ("/Ds/Scratchpad/properties/read-back", test_properties_read_back);
   g_test_add_func ("/Ds/Scratchpad/orders/getters", test_getters);
   ADD ("iface/dispatch", test_iface_dispatch);
   ADD ("typed-macros", test_typed_macros);
