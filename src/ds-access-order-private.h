@@ -7,6 +7,7 @@
 #pragma once
 
 #include "ds-access-order.h"
+#include "ds-cuda-private.h"
 
 G_BEGIN_DECLS
 
@@ -32,5 +33,30 @@ ds_access_order_get_stream_id (const DsAccessOrder *self)
 {
   return self->stream_id;
 }
+
+/* Enters the scope of @self's device and driver context (does nothing,
+ * and calls no CUDA, for host order). */
+gboolean ds_access_order_enter        (const DsAccessOrder *self,
+                                       DsCudaScope         *scope,
+                                       GError             **error);
+
+/* Copies @size bytes in @self: on a device order's stream, in its device
+ * and context (with @wait, complete on return); in host order, a
+ * synchronous copy. Any direction (unified addressing). */
+gboolean ds_access_order_memcpy       (const DsAccessOrder *self,
+                                       gpointer             dst,
+                                       gconstpointer        src,
+                                       gsize                size,
+                                       gboolean             wait,
+                                       GError             **error);
+
+/* Fills @size bytes of GPU-accessible memory with @value in @self, as
+ * ds_access_order_memcpy (). */
+gboolean ds_access_order_memset       (const DsAccessOrder *self,
+                                       gpointer             dst,
+                                       guint8               value,
+                                       gsize                size,
+                                       gboolean             wait,
+                                       GError             **error);
 
 G_END_DECLS

@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include "ds-access-order-private.h"
-#include "ds-cuda-private.h"
 #include "ds-error.h"
 
 /**
@@ -76,46 +75,8 @@ ds_access_order_init_stream (DsAccessOrder *self,
   self->stream = stream;
   self->device = device;
 
-#if HAVE_CUDA
-  if (!ds_cuda_ensure_available (NULL))
-    return;
-
-  if (stream != NULL)
-    {
-      /* Everything comes from the stream itself: no cudaGetDevice. */
-      unsigned long long id = 0;
-      int d = device;
-
-      if (d < 0 && cudaStreamGetDevice (stream, &d) != cudaSuccess)
-        {
-          (void) cudaGetLastError ();
-          d = -1;
-        }
-      self->device = d;
-      self->context = ds_cuda_get_stream_context (stream);
-      if (cudaStreamGetId (stream, &id) == cudaSuccess)
-        self->stream_id = id;
-      else
-        (void) cudaGetLastError ();
-    }
-  else
-    {
-      int current = -1;
-
-      if (cudaGetDevice (&current) != cudaSuccess)
-        {
-          (void) cudaGetLastError ();
-          current = -1;
-        }
-      if (device < 0)
-        self->device = current;
-      /* The legacy stream of the current device belongs to the context
-       * current now (GStreamer's, say); another device's to its primary
-       * context, which the scope switch makes current. */
-      if (self->device == current)
-        self->context = ds_cuda_get_current_context ();
-    }
-#endif
+  ds_cuda_stream_describe (stream, device, &self->device, &self->context,
+                           &self->stream_id);
 }
 
 /**
@@ -339,20 +300,16 @@ ds_access_order_synchronize (const DsAccessOrder  *self,
   if (self->type != DS_ACCESS_ORDER_TYPE_DEVICE)
     return TRUE;
 
-#if HAVE_CUDA
   {
     DsCudaScope scope;
     gboolean ok;
 
-    if (!ds_cuda_scope_enter_order (&scope, self, error))
+    if (!ds_access_order_enter (self, &scope, error))
       return FALSE;
-    ok = DS_CUDA_CHECK (cudaStreamSynchronize (self->stream), error);
+    ok = ds_cuda_stream_synchronize (self->stream, error);
     ds_cuda_scope_leave (&scope);
     return ok;
   }
-#else
-  return ds_cuda_ensure_available (error);
-#endif
 }
 
 /**
@@ -398,21 +355,20 @@ ds_access_order_wait (const DsAccessOrder  *self,
   if (self->type == DS_ACCESS_ORDER_TYPE_HOST)
     return ds_access_order_synchronize (other, error);
 
-#if HAVE_CUDA
   {
     DsCudaScope scope;
-    cudaEvent_t event = NULL;
+    gpointer event = NULL;
     gboolean ok;
 
-    if (!ds_cuda_scope_enter_order (&scope, other, error))
+    if (!ds_access_order_enter (other, &scope, error))
       return FALSE;
-    ok = DS_CUDA_CHECK (cudaEventCreateWithFlags (&event, cudaEventDisableTiming), error) &&
-         DS_CUDA_CHECK (cudaEventRecord (event, other->stream), error);
+    ok = (event = ds_cuda_event_new (error)) != NULL &&
+         ds_cuda_event_record (event, other->stream, error);
     ds_cuda_scope_leave (&scope);
 
-    if (ok && ds_cuda_scope_enter_order (&scope, self, error))
+    if (ok && ds_access_order_enter (self, &scope, error))
       {
-        ok = DS_CUDA_CHECK (cudaStreamWaitEvent (self->stream, event, 0), error);
+        ok = ds_cuda_stream_wait_event (self->stream, event, error);
         ds_cuda_scope_leave (&scope);
       }
     else
@@ -420,23 +376,69 @@ ds_access_order_wait (const DsAccessOrder  *self,
         ok = FALSE;
       }
 
-    if (event != NULL)
+    /* The event is destroyed in the context it was made in; a stream that
+     * waits for it still waits. */
+    if (event != NULL && ds_access_order_enter (other, &scope, NULL))
       {
-        /* Destroying an event that a stream waits on is allowed: the
-         * wait still happens. */
-        if (ds_cuda_scope_enter_order (&scope, other, NULL))
-          {
-            cudaError_t result = cudaEventDestroy (event);
-
-            if (result != cudaSuccess)
-              ds_cuda_log_failure (result, "cudaEventDestroy");
-            ds_cuda_scope_leave (&scope);
-          }
+        ds_cuda_event_free (event);
+        ds_cuda_scope_leave (&scope);
       }
 
     return ok;
   }
-#else
-  return ds_cuda_ensure_available (error);
-#endif
+}
+
+gboolean
+ds_access_order_enter (const DsAccessOrder  *self,
+                       DsCudaScope          *scope,
+                       GError              **error)
+{
+  if (self->type != DS_ACCESS_ORDER_TYPE_DEVICE)
+    {
+      memset (scope, 0, sizeof *scope);
+      return TRUE;
+    }
+
+  return ds_cuda_scope_enter (scope, self->device, self->context, error);
+}
+
+gboolean
+ds_access_order_memcpy (const DsAccessOrder  *self,
+                        gpointer              dst,
+                      gconstpointer         src,
+                      gsize                 size,
+                      gboolean              wait,
+                      GError              **error)
+{
+  DsCudaScope scope;
+  gboolean ok;
+
+  if (!ds_access_order_enter (self, &scope, error))
+    return FALSE;
+  /* Host order: the legacy default stream, waited for. */
+  ok = ds_cuda_memcpy (dst, src, size, self->type == DS_ACCESS_ORDER_TYPE_DEVICE ? self->stream : NULL,
+                       wait || self->type != DS_ACCESS_ORDER_TYPE_DEVICE, error);
+  ds_cuda_scope_leave (&scope);
+
+  return ok;
+}
+
+gboolean
+ds_access_order_memset (const DsAccessOrder  *self,
+                      gpointer              dst,
+                      guint8                value,
+                      gsize                 size,
+                      gboolean              wait,
+                      GError              **error)
+{
+  DsCudaScope scope;
+  gboolean ok;
+
+  if (!ds_access_order_enter (self, &scope, error))
+    return FALSE;
+  ok = ds_cuda_memset (dst, value, size, self->type == DS_ACCESS_ORDER_TYPE_DEVICE ? self->stream : NULL,
+                       wait || self->type != DS_ACCESS_ORDER_TYPE_DEVICE, error);
+  ds_cuda_scope_leave (&scope);
+
+  return ok;
 }

@@ -11,12 +11,15 @@
  * size that fits; the old block's tail is abandoned. ds_arena_release gives
  * every block back, newest first, with the size and alignment it was taken
  * with, exactly once, and leaves the arena empty and usable.
+ *
+ * The arena knows its upstream only through the DsMemoryResource
+ * interface, and gives blocks back through a DsFenceBatch, which picks the
+ * right way for each resource (ds-fence-private.h).
  */
 
 #pragma once
 
-#include "ds-memory-resource.h"
-#include "ds-pool-resource-private.h"
+#include "ds-fence-private.h"
 
 G_BEGIN_DECLS
 
@@ -91,17 +94,13 @@ gpointer ds_arena_grow    (DsArena              *arena,
                            GError              **error);
 
 /* Gives every block back to @upstream in @order (NULL: host order),
- * newest first, and empties the arena. A pool upstream gets its blocks
- * through @release, which shares one event per stream across every arena
- * released with it. Any other resource gets deallocate_async () for a
- * device order when it is stream-ordered; otherwise plain deallocate (),
- * after one wait for a device order's stream. Returns FALSE with @error set
- * if blocks could not be given back safely (they are then leaked, never
- * reused early); the arena is empty either way. */
+ * newest first, through @batch, and empties the arena. Returns FALSE with
+ * @error set if blocks could not be given back safely (they are then
+ * leaked, never reused early); the arena is empty either way. */
 gboolean ds_arena_release (DsArena              *arena,
                            DsMemoryResource     *upstream,
                            const DsAccessOrder  *order,
-                           DsPoolRelease        *release,
+                           DsFenceBatch         *batch,
                            GError              **error);
 
 /* Empties the arena without giving anything back: for blocks that cannot

@@ -78,12 +78,7 @@ ds_arena_grow (DsArena              *arena,
       arena->blocks_capacity = capacity;
     }
 
-  /* The default upstreams are pools: skip the interface checks and
-   * dispatch, which cost more than the pool's own fast path. */
-  if (G_TYPE_FROM_INSTANCE (upstream) == DS_TYPE_POOL_RESOURCE)
-    block = ds_pool_resource_alloc ((DsPoolResource *) upstream, block_size,
-                                    DS_ARENA_BLOCK_ALIGNMENT, order, error);
-  else if (order != NULL)
+  if (order != NULL)
     block = ds_memory_resource_allocate_async (upstream, block_size,
                                                DS_ARENA_BLOCK_ALIGNMENT, order, error);
   else
@@ -116,44 +111,24 @@ gboolean
 ds_arena_release (DsArena              *arena,
                   DsMemoryResource     *upstream,
                   const DsAccessOrder  *order,
-                  DsPoolRelease        *release,
+                  DsFenceBatch         *batch,
                   GError              **error)
 {
   gboolean ok = TRUE;
-  guint n = arena->n_blocks;
 
-  if (n > 0 && release != NULL &&
-      ds_pool_release_add (release, upstream, arena->blocks[n - 1].ptr,
-                           arena->blocks[n - 1].size, DS_ARENA_BLOCK_ALIGNMENT, order))
+  for (guint i = arena->n_blocks; i-- > 0;)
     {
-      for (guint i = n - 1; i-- > 0;)
-        ds_pool_release_add (release, upstream, arena->blocks[i].ptr,
-                             arena->blocks[i].size, DS_ARENA_BLOCK_ALIGNMENT, order);
-    }
-  else if (n > 0)
-    {
-      DsMemoryResourceInterface *iface = DS_MEMORY_RESOURCE_GET_IFACE (upstream);
-      gboolean device_order = order != NULL && ds_access_order_is_device (order);
+      GError *local_error = NULL;
 
-      if (device_order && iface->deallocate_async != NULL)
+      if (!ds_fence_batch_deallocate (batch, upstream, arena->blocks[i].ptr,
+                                      arena->blocks[i].size, DS_ARENA_BLOCK_ALIGNMENT,
+                                      order, &local_error))
         {
-          for (guint i = n; i-- > 0;)
-            iface->deallocate_async (upstream, arena->blocks[i].ptr,
-                                     arena->blocks[i].size,
-                                     DS_ARENA_BLOCK_ALIGNMENT, order);
-        }
-      else
-        {
-          /* Not stream-ordered (or host order): the blocks go back at
-           * once, so a device order must have drained first. One wait
-           * for all blocks. */
-          if (device_order)
-            ok = ds_access_order_synchronize (order, error);
-
           if (ok)
-            for (guint i = n; i-- > 0;)
-              iface->deallocate (upstream, arena->blocks[i].ptr,
-                                 arena->blocks[i].size, DS_ARENA_BLOCK_ALIGNMENT);
+            g_propagate_error (error, local_error);
+          else
+            g_error_free (local_error);
+          ok = FALSE;
         }
     }
 

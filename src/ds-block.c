@@ -7,7 +7,7 @@
 #include "config.h"
 
 #include "ds-block.h"
-#include "ds-cuda-private.h"
+#include "ds-access-order-private.h"
 #include "ds-error.h"
 #include "ds-scratchpad-private.h"
 
@@ -270,29 +270,18 @@ sync_for_host_access (DsBlock  *self,
   return ds_access_order_synchronize (ds_scratchpad_get_work_order (self->scratchpad), error);
 }
 
-#if HAVE_CUDA
+/* Copies to or from device memory in the scratchpad's device order, and
+ * waits for the copy. */
 static gboolean
-device_copy (DsBlock         *self,
-             gpointer         dst,
-             gconstpointer    src,
-             gsize            length,
-             enum cudaMemcpyKind direction,
-             GError         **error)
+device_copy (DsBlock        *self,
+             gpointer        dst,
+             gconstpointer   src,
+             gsize           length,
+             GError        **error)
 {
-  const DsAccessOrder *order = ds_scratchpad_get_work_order (self->scratchpad);
-  DsCudaScope scope;
-  gboolean ok;
-
-  if (!ds_cuda_scope_enter_order (&scope, order, error))
-    return FALSE;
-  ok = DS_CUDA_CHECK (cudaMemcpyAsync (dst, src, length, direction,
-                                       ds_access_order_get_stream (order)), error) &&
-       DS_CUDA_CHECK (cudaStreamSynchronize (ds_access_order_get_stream (order)), error);
-  ds_cuda_scope_leave (&scope);
-
-  return ok;
+  return ds_access_order_memcpy (ds_scratchpad_get_work_order (self->scratchpad),
+                               dst, src, length, TRUE, error);
 }
-#endif
 
 /**
  * ds_block_read:
@@ -324,12 +313,7 @@ ds_block_read (DsBlock  *self,
 
   if (self->kind == DS_MEMORY_KIND_DEVICE)
     {
-#if HAVE_CUDA
-      if (!device_copy (self, data, (guint8 *) self->ptr + offset, length,
-                        cudaMemcpyDeviceToHost, error))
-#else
-      if (!ds_cuda_ensure_available (error))
-#endif
+      if (!device_copy (self, data, (guint8 *) self->ptr + offset, length, error))
         {
           g_free (data);
           return NULL;
@@ -382,12 +366,7 @@ ds_block_write (DsBlock  *self,
 
   if (self->kind == DS_MEMORY_KIND_DEVICE)
     {
-#if HAVE_CUDA
-      return device_copy (self, (guint8 *) self->ptr + offset, src, length,
-                          cudaMemcpyHostToDevice, error);
-#else
-      return ds_cuda_ensure_available (error);
-#endif
+      return device_copy (self, (guint8 *) self->ptr + offset, src, length, error);
     }
 
   if (!sync_for_host_access (self, error))
@@ -421,20 +400,8 @@ ds_block_fill (DsBlock  *self,
 
   if (self->kind == DS_MEMORY_KIND_DEVICE)
     {
-#if HAVE_CUDA
-      const DsAccessOrder *order = ds_scratchpad_get_work_order (self->scratchpad);
-      DsCudaScope scope;
-      gboolean ok;
-
-      if (!ds_cuda_scope_enter_order (&scope, order, error))
-        return FALSE;
-      ok = DS_CUDA_CHECK (cudaMemsetAsync (self->ptr, value, self->size,
-                                           ds_access_order_get_stream (order)), error);
-      ds_cuda_scope_leave (&scope);
-      return ok;
-#else
-      return ds_cuda_ensure_available (error);
-#endif
+      return ds_access_order_memset (ds_scratchpad_get_work_order (self->scratchpad),
+                                   self->ptr, value, self->size, FALSE, error);
     }
 
   if (!sync_for_host_access (self, error))

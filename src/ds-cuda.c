@@ -1,4 +1,4 @@
-/* ds-cuda.c: CUDA availability, errors and device/context scopes
+/* ds-cuda.c: CUDA availability, errors, scopes, streams, events, copies
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -149,9 +149,9 @@ ds_cuda_set_error (GError      **error,
   return FALSE;
 }
 
-void
-ds_cuda_log_failure (cudaError_t  result,
-                     const char  *call)
+static void
+log_failure (cudaError_t  result,
+             const char  *call)
 {
   (void) cudaGetLastError ();
 
@@ -160,6 +160,40 @@ ds_cuda_log_failure (cudaError_t  result,
   else
     g_warning ("%s failed: %s (%s)", call,
                cudaGetErrorName (result), cudaGetErrorString (result));
+}
+
+void
+ds_cuda_log_error (const GError *error)
+{
+  if (error == NULL)
+    return;
+  if (strstr (error->message, "cudaErrorCudartUnloading") != NULL)
+    g_debug ("At process exit: %s", error->message);
+  else
+    g_warning ("%s", error->message);
+}
+
+void
+ds_cuda_clear_error (void)
+{
+  (void) cudaGetLastError ();
+}
+
+gint
+ds_cuda_get_device (void)
+{
+  int current = -1;
+
+  cuda_init ();
+  if (!cuda.available)
+    return -1;
+  if (cudaGetDevice (&current) != cudaSuccess)
+    {
+      (void) cudaGetLastError ();
+      return -1;
+    }
+
+  return current;
 }
 
 gpointer
@@ -205,18 +239,52 @@ ds_cuda_get_primary_context (gint device)
   return ctx;
 }
 
-gpointer
-ds_cuda_get_stream_context (gpointer stream)
+void
+ds_cuda_stream_describe (gpointer  stream,
+                         gint      device_hint,
+                         gint     *device,
+                         gpointer *context,
+                         guint64  *id)
 {
-  gpointer ctx = NULL;
+  *device = device_hint;
+  *context = NULL;
+  *id = 0;
 
   cuda_init ();
-  if (stream == NULL)
-    return ds_cuda_get_current_context ();
-  if (cuda.stream_get_ctx == NULL || cuda.stream_get_ctx (stream, &ctx) != 0)
-    return NULL;
+  if (!cuda.available)
+    return;
 
-  return ctx;
+  if (stream != NULL)
+    {
+      /* Everything comes from the stream itself: no cudaGetDevice. */
+      unsigned long long stream_id = 0;
+      int d = device_hint;
+
+      if (d < 0 && cudaStreamGetDevice (stream, &d) != cudaSuccess)
+        {
+          (void) cudaGetLastError ();
+          d = -1;
+        }
+      *device = d;
+      if (cuda.stream_get_ctx == NULL || cuda.stream_get_ctx (stream, context) != 0)
+        *context = NULL;
+      if (cudaStreamGetId (stream, &stream_id) == cudaSuccess)
+        *id = stream_id;
+      else
+        (void) cudaGetLastError ();
+    }
+  else
+    {
+      gint current = ds_cuda_get_device ();
+
+      if (device_hint < 0)
+        *device = current;
+      /* The legacy stream of the current device belongs to the context
+       * current now (GStreamer's, say); another device's to its primary
+       * context, which a scope switch makes current. */
+      if (*device == current)
+        *context = ds_cuda_get_current_context ();
+    }
 }
 
 gboolean
@@ -291,10 +359,127 @@ ds_cuda_scope_leave (DsCudaScope *scope)
       cudaError_t result = cudaSetDevice (scope->previous_device);
 
       if (result != cudaSuccess)
-        ds_cuda_log_failure (result, "cudaSetDevice");
+        log_failure (result, "cudaSetDevice");
     }
 
   scope->switched = FALSE;
+}
+
+static DsCudaStatus
+status_of (cudaError_t   result,
+           const char   *call,
+           GError      **error)
+{
+  if (result == cudaSuccess)
+    return DS_CUDA_DONE;
+  if (result == cudaErrorNotReady)
+    {
+      (void) cudaGetLastError ();
+      return DS_CUDA_PENDING;
+    }
+
+  ds_cuda_set_error (error, result, call);
+  return DS_CUDA_FAILED;
+}
+
+DsCudaStatus
+ds_cuda_stream_query (gpointer   stream,
+                      GError   **error)
+{
+  return status_of (cudaStreamQuery (stream), "cudaStreamQuery", error);
+}
+
+gboolean
+ds_cuda_stream_synchronize (gpointer   stream,
+                            GError   **error)
+{
+  return DS_CUDA_CHECK (cudaStreamSynchronize (stream), error);
+}
+
+gboolean
+ds_cuda_stream_wait_event (gpointer   stream,
+                           gpointer   event,
+                           GError   **error)
+{
+  return DS_CUDA_CHECK (cudaStreamWaitEvent (stream, event, 0), error);
+}
+
+gboolean
+ds_cuda_device_synchronize (GError **error)
+{
+  return DS_CUDA_CHECK (cudaDeviceSynchronize (), error);
+}
+
+gpointer
+ds_cuda_event_new (GError **error)
+{
+  cudaEvent_t event = NULL;
+
+  if (!DS_CUDA_CHECK (cudaEventCreateWithFlags (&event, cudaEventDisableTiming), error))
+    return NULL;
+
+  return event;
+}
+
+void
+ds_cuda_event_free (gpointer event)
+{
+  cudaError_t result;
+
+  if (event == NULL)
+    return;
+
+  /* Destroying an event that has not completed, or that a stream waits
+   * for, is allowed: the wait still happens. */
+  result = cudaEventDestroy (event);
+  if (result != cudaSuccess)
+    log_failure (result, "cudaEventDestroy");
+}
+
+gboolean
+ds_cuda_event_record (gpointer   event,
+                      gpointer   stream,
+                      GError   **error)
+{
+  return DS_CUDA_CHECK (cudaEventRecord (event, stream), error);
+}
+
+DsCudaStatus
+ds_cuda_event_query (gpointer   event,
+                     GError   **error)
+{
+  return status_of (cudaEventQuery (event), "cudaEventQuery", error);
+}
+
+gboolean
+ds_cuda_event_synchronize (gpointer   event,
+                           GError   **error)
+{
+  return DS_CUDA_CHECK (cudaEventSynchronize (event), error);
+}
+
+gboolean
+ds_cuda_memcpy (gpointer        dst,
+                gconstpointer   src,
+                gsize           size,
+                gpointer        stream,
+                gboolean        wait,
+                GError        **error)
+{
+  return DS_CUDA_CHECK (cudaMemcpyAsync (dst, src, size, cudaMemcpyDefault, stream), error) &&
+         (!wait || DS_CUDA_CHECK (cudaStreamSynchronize (stream), error));
+}
+
+gboolean
+ds_cuda_memset (gpointer   dst,
+                guint8     value,
+                gsize      size,
+                gpointer   stream,
+                gboolean   wait,
+                GError   **error)
+{
+  return DS_CUDA_CHECK (cudaMemsetAsync (dst, value, size, stream), error) &&
+         (!wait || DS_CUDA_CHECK (cudaStreamSynchronize (stream), error));
 }
 
 static GMutex overaligned_lock;
@@ -417,34 +602,13 @@ ds_cuda_raw_free (DsMemoryKind kind,
   ds_cuda_scope_leave (&scope);
 
   if (result != cudaSuccess)
-    ds_cuda_log_failure (result, kind == DS_MEMORY_KIND_PINNED ? "cudaFreeHost" : "cudaFree");
+    log_failure (result, kind == DS_MEMORY_KIND_PINNED ? "cudaFreeHost" : "cudaFree");
 }
 
 #else /* !HAVE_CUDA */
 
-gpointer
-ds_cuda_raw_alloc (DsMemoryKind   kind,
-                   gint           device,
-                   gsize          size,
-                   gsize          alignment,
-                   GError       **error)
-{
-  ds_cuda_ensure_available (error);
-  return NULL;
-}
-
-void
-ds_cuda_raw_free (DsMemoryKind kind,
-                  gint         device,
-                  gpointer     ptr,
-                  gsize        size,
-                  gsize        alignment)
-{
-}
-
-
-gboolean
-ds_cuda_ensure_available (GError **error)
+static gboolean
+not_supported (GError **error)
 {
   g_set_error_literal (error, DS_ERROR, DS_ERROR_NOT_SUPPORTED,
                        "ds was built without CUDA (-Dcuda=disabled); "
@@ -452,10 +616,34 @@ ds_cuda_ensure_available (GError **error)
   return FALSE;
 }
 
+gboolean
+ds_cuda_ensure_available (GError **error)
+{
+  return not_supported (error);
+}
+
 gint
 ds_cuda_get_device_count (void)
 {
   return 0;
+}
+
+void
+ds_cuda_clear_error (void)
+{
+}
+
+void
+ds_cuda_log_error (const GError *error)
+{
+  if (error != NULL)
+    g_warning ("%s", error->message);
+}
+
+gint
+ds_cuda_get_device (void)
+{
+  return -1;
 }
 
 gpointer
@@ -470,10 +658,16 @@ ds_cuda_get_primary_context (gint device)
   return NULL;
 }
 
-gpointer
-ds_cuda_get_stream_context (gpointer stream)
+void
+ds_cuda_stream_describe (gpointer  stream,
+                         gint      device_hint,
+                         gint     *device,
+                         gpointer *context,
+                         guint64  *id)
 {
-  return NULL;
+  *device = device_hint;
+  *context = NULL;
+  *id = 0;
 }
 
 gboolean
@@ -483,7 +677,7 @@ ds_cuda_scope_enter (DsCudaScope  *scope,
                      GError      **error)
 {
   memset (scope, 0, sizeof *scope);
-  return ds_cuda_ensure_available (error);
+  return not_supported (error);
 }
 
 void
@@ -491,19 +685,110 @@ ds_cuda_scope_leave (DsCudaScope *scope)
 {
 }
 
-#endif /* HAVE_CUDA */
+DsCudaStatus
+ds_cuda_stream_query (gpointer   stream,
+                      GError   **error)
+{
+  not_supported (error);
+  return DS_CUDA_FAILED;
+}
 
 gboolean
-ds_cuda_scope_enter_order (DsCudaScope         *scope,
-                           const DsAccessOrder *order,
-                           GError             **error)
+ds_cuda_stream_synchronize (gpointer   stream,
+                            GError   **error)
 {
-  if (!ds_access_order_is_device (order))
-    {
-      memset (scope, 0, sizeof *scope);
-      return TRUE;
-    }
-
-  return ds_cuda_scope_enter (scope, ds_access_order_get_device (order),
-                              order->context, error);
+  return not_supported (error);
 }
+
+gboolean
+ds_cuda_stream_wait_event (gpointer   stream,
+                           gpointer   event,
+                           GError   **error)
+{
+  return not_supported (error);
+}
+
+gboolean
+ds_cuda_device_synchronize (GError **error)
+{
+  return not_supported (error);
+}
+
+gpointer
+ds_cuda_event_new (GError **error)
+{
+  not_supported (error);
+  return NULL;
+}
+
+void
+ds_cuda_event_free (gpointer event)
+{
+}
+
+gboolean
+ds_cuda_event_record (gpointer   event,
+                      gpointer   stream,
+                      GError   **error)
+{
+  return not_supported (error);
+}
+
+DsCudaStatus
+ds_cuda_event_query (gpointer   event,
+                     GError   **error)
+{
+  not_supported (error);
+  return DS_CUDA_FAILED;
+}
+
+gboolean
+ds_cuda_event_synchronize (gpointer   event,
+                           GError   **error)
+{
+  return not_supported (error);
+}
+
+gboolean
+ds_cuda_memcpy (gpointer        dst,
+                gconstpointer   src,
+                gsize           size,
+                gpointer        stream,
+                gboolean        wait,
+                GError        **error)
+{
+  return not_supported (error);
+}
+
+gboolean
+ds_cuda_memset (gpointer   dst,
+                guint8     value,
+                gsize      size,
+                gpointer   stream,
+                gboolean   wait,
+                GError   **error)
+{
+  return not_supported (error);
+}
+
+gpointer
+ds_cuda_raw_alloc (DsMemoryKind   kind,
+                   gint           device,
+                   gsize          size,
+                   gsize          alignment,
+                   GError       **error)
+{
+  not_supported (error);
+  return NULL;
+}
+
+void
+ds_cuda_raw_free (DsMemoryKind kind,
+                  gint         device,
+                  gpointer     ptr,
+                  gsize        size,
+                  gsize        alignment)
+{
+}
+
+#endif /* HAVE_CUDA */

@@ -10,23 +10,37 @@
 #include <stdlib.h>
 
 #include "ds-host-memory-resource.h"
-#include "ds-raw-memory-resource-private.h"
 #include "ds-error.h"
 
 /**
  * DsHostMemoryResource:
  *
  * The raw resource of pageable host memory: aligned `malloc`
- * (`posix_memalign`). It never calls CUDA. The #DsHostMemoryResource:device
- * property is unused.
+ * (`posix_memalign`). It never calls CUDA.
  */
 
+struct _DsHostMemoryResource
+{
+  GObject parent_instance;
+};
+
+static void ds_host_memory_resource_iface_init (DsMemoryResourceInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (DsHostMemoryResource, ds_host_memory_resource, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (DS_TYPE_MEMORY_RESOURCE,
+                                                      ds_host_memory_resource_iface_init))
+
+static DsMemoryKind
+ds_host_memory_resource_get_kind (DsMemoryResource *resource)
+{
+  return DS_MEMORY_KIND_HOST;
+}
+
 static gpointer
-host_alloc (DsMemoryKind   kind,
-            gint           device,
-            gsize          size,
-            gsize          alignment,
-            GError       **error)
+ds_host_memory_resource_allocate (DsMemoryResource  *resource,
+                                  gsize              size,
+                                  gsize              alignment,
+                                  GError           **error)
 {
   void *ptr = NULL;
   int result;
@@ -46,22 +60,31 @@ host_alloc (DsMemoryKind   kind,
 }
 
 static void
-host_free (DsMemoryKind kind,
-           gint         device,
-           gpointer     ptr,
-           gsize        size,
-           gsize        alignment)
+ds_host_memory_resource_deallocate (DsMemoryResource *resource,
+                                    gpointer          ptr,
+                                    gsize             size,
+                                    gsize             alignment)
 {
   free (ptr);
 }
 
-/**
- * DsHostMemoryResource:device:
- *
- * Unused: host memory belongs to no device.
- */
-DS_DEFINE_RAW_MEMORY_RESOURCE (DsHostMemoryResource, ds_host_memory_resource,
-                               DS_MEMORY_KIND_HOST, host_alloc, host_free)
+static void
+ds_host_memory_resource_iface_init (DsMemoryResourceInterface *iface)
+{
+  iface->get_kind = ds_host_memory_resource_get_kind;
+  iface->allocate = ds_host_memory_resource_allocate;
+  iface->deallocate = ds_host_memory_resource_deallocate;
+}
+
+static void
+ds_host_memory_resource_class_init (DsHostMemoryResourceClass *klass)
+{
+}
+
+static void
+ds_host_memory_resource_init (DsHostMemoryResource *self)
+{
+}
 
 /**
  * ds_host_memory_resource_new:

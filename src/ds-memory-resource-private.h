@@ -7,6 +7,7 @@
 #pragma once
 
 #include "ds-memory-resource.h"
+#include "ds-error.h"
 
 G_BEGIN_DECLS
 
@@ -18,21 +19,18 @@ gboolean ds_memory_check_size_alignment (gsize    size,
                                          gsize    default_alignment,
                                          GError **error);
 
-/* Resolves device -1 to the current device and checks the range. Never
- * calls CUDA for the host kind (returns 0 there). */
-gboolean ds_memory_resolve_device       (DsMemoryKind kind,
-                                         gint        *device,
-                                         GError     **error);
+/* DS_ERROR_INVALID_ARGUMENT for a kind that is not a DsMemoryKind. */
+static inline gboolean
+ds_memory_check_kind (DsMemoryKind   kind,
+                      GError       **error)
+{
+  if (G_LIKELY (DS_MEMORY_KIND_IS_VALID (kind)))
+    return TRUE;
 
-/* ds_memory_resource_get_default () for a scratchpad's hot path: called
- * with the device and driver context of the scratchpad's device order
- * current, and remembers per thread and kind the last answer for
- * (@device, @context), so a lifecycle that needs the same default again
- * takes no lock and makes no CUDA call. set_default () invalidates it. */
-DsMemoryResource *ds_memory_resource_get_default_cached (DsMemoryKind kind,
-                                                         gint         device,
-                                                         gpointer     context,
-                                                         GError     **error);
+  g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+               "Unknown memory kind %d", (int) kind);
+  return FALSE;
+}
 
 static inline const char *
 ds_memory_kind_get_nick (DsMemoryKind kind)

@@ -9,8 +9,7 @@
 #include "ds-scratchpad-private.h"
 #include "ds-access-order-private.h"
 #include "ds-arena-private.h"
-#include "ds-block.h"
-#include "ds-cuda-private.h"
+#include "ds-default-resources-private.h"
 #include "ds-error.h"
 #include "ds-memory-resource-private.h"
 
@@ -184,9 +183,9 @@ ensure_upstream (DsScratchpad  *self,
       resource = self->resources[kind];
     }
   else if (kind == DS_MEMORY_KIND_HOST)
-    resource = ds_memory_resource_get_default_cached (kind, 0, NULL, error);
+    resource = ds_default_resource_get_cached (kind, 0, NULL, error);
   else
-    resource = ds_memory_resource_get_default_cached (kind, self->device_order.device,
+    resource = ds_default_resource_get_cached (kind, self->device_order.device,
                                                       self->device_order.context,
                                                       error);
   if (resource == NULL)
@@ -254,7 +253,7 @@ alloc_slow (DsScratchpad  *self,
    * CPU fills them. */
   if (!ensure_device_order (self, error))
     return NULL;
-  if (!ds_cuda_scope_enter_order (&scope, &self->device_order, error))
+  if (!ds_access_order_enter (&self->device_order, &scope, error))
     return NULL;
 
   if (kind == DS_MEMORY_KIND_DEVICE && ds_access_order_is_device (&self->device_order))
@@ -384,7 +383,7 @@ ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface)
 void
 ds_scratchpad_release (DsScratchpad *self)
 {
-  DsPoolRelease release;
+  DsFenceBatch batch;
   DsCudaScope scope;
   g_autoptr(GError) scope_error = NULL;
   gboolean gpu_blocks = FALSE, in_scope = FALSE;
@@ -397,9 +396,9 @@ ds_scratchpad_release (DsScratchpad *self)
   /* Blocks of GPU kinds are returned in the device and context they were
    * taken in, whichever thread this is: one scope for all of them. */
   if (gpu_blocks)
-    in_scope = ds_cuda_scope_enter_order (&scope, &self->device_order, &scope_error);
+    in_scope = ds_access_order_enter (&self->device_order, &scope, &scope_error);
 
-  ds_pool_release_init (&release);
+  ds_fence_batch_init (&batch);
 
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
@@ -419,13 +418,13 @@ ds_scratchpad_release (DsScratchpad *self)
         }
 
       if (!ds_arena_release (arena, self->upstream[kind], dealloc_order (self, kind),
-                             &release, &error))
+                             &batch, &error))
         g_warning ("Scratchpad %p: %s memory could not be given back in order "
                    "and was leaked rather than reused early: %s", self,
                    ds_memory_kind_get_nick (kind), error->message);
     }
 
-  ds_pool_release_finish (&release);
+  ds_fence_batch_finish (&batch);
   if (in_scope)
     ds_cuda_scope_leave (&scope);
 
@@ -548,22 +547,11 @@ ds_scratchpad_to_contiguous_device (DsScratchpad        *self,
       total = start + sizes[i];
     }
 
-#if HAVE_CUDA
   {
-    DsCudaScope scope;
-    gboolean ok;
     const DsAccessOrder *pinned_order = dealloc_order (self, DS_MEMORY_KIND_PINNED);
 
-    if (!ds_cuda_scope_enter_order (&scope, &self->device_order, error))
-      return NULL;
-    /* In host order the copy must be complete when this returns. */
-    if (ds_access_order_is_device (&self->device_order))
-      ok = DS_CUDA_CHECK (cudaMemcpyAsync (device, staging, total, cudaMemcpyHostToDevice,
-                                           self->device_order.stream), error);
-    else
-      ok = DS_CUDA_CHECK (cudaMemcpy (device, staging, total, cudaMemcpyHostToDevice), error);
-    ds_cuda_scope_leave (&scope);
-    if (!ok)
+    /* In host order the copy is complete when this returns. */
+    if (!ds_access_order_memcpy (&self->device_order, device, staging, total, FALSE, error))
       return NULL;
 
     /* The staging block goes back in the pinned deallocation order; if
@@ -572,7 +560,6 @@ ds_scratchpad_to_contiguous_device (DsScratchpad        *self,
         !ds_access_order_wait (pinned_order, &self->device_order, error))
       return NULL;
   }
-#endif
 
   return device;
 }
@@ -774,11 +761,11 @@ resource_in_effect (DsScratchpad *self,
   if (self->upstream[kind] != NULL)
     return self->upstream[kind];
   if (kind == DS_MEMORY_KIND_HOST)
-    return ds_memory_resource_get_default_cached (kind, 0, NULL, NULL);
+    return ds_default_resource_get_cached (kind, 0, NULL, NULL);
   if (self->device_order.type == DS_ACCESS_ORDER_TYPE_UNSET || !ds_cuda_ensure_available (NULL))
     return NULL;
 
-  return ds_memory_resource_get_default_cached (kind, self->device_order.device,
+  return ds_default_resource_get_cached (kind, self->device_order.device,
                                                 self->device_order.context, NULL);
 }
 
@@ -828,25 +815,22 @@ ds_scratchpad_set_property (GObject      *object,
 {
   DsScratchpad *self = DS_SCRATCHPAD (object);
 
-  /* GLib has checked @value against the pspec already; read it directly
-   * (g_value_get_*() checks the type again, under the type system's
-   * global lock, for every construct property of every new scratchpad). */
   switch (prop_id)
     {
     case PROP_DEVICE_ORDER:
-      set_order (&self->device_order, value->data[0].v_pointer);
+      set_order (&self->device_order, g_value_get_boxed (value));
       break;
     case PROP_PINNED_DEALLOC_ORDER:
-      set_order (&self->pinned_dealloc_order, value->data[0].v_pointer);
+      set_order (&self->pinned_dealloc_order, g_value_get_boxed (value));
       break;
     case PROP_MANAGED_DEALLOC_ORDER:
-      set_order (&self->managed_dealloc_order, value->data[0].v_pointer);
+      set_order (&self->managed_dealloc_order, g_value_get_boxed (value));
       break;
     case PROP_INITIAL_SIZE_HOST:
     case PROP_INITIAL_SIZE_PINNED:
     case PROP_INITIAL_SIZE_DEVICE:
     case PROP_INITIAL_SIZE_MANAGED:
-      set_initial_size (self, prop_id - PROP_INITIAL_SIZE_HOST, value->data[0].v_uint64);
+      set_initial_size (self, prop_id - PROP_INITIAL_SIZE_HOST, g_value_get_uint64 (value));
       break;
     case PROP_HOST_RESOURCE:
     case PROP_PINNED_RESOURCE:
@@ -858,7 +842,7 @@ ds_scratchpad_set_property (GObject      *object,
         /* A resource of the wrong kind is reported as an error at the
          * first allocation of this kind (see ensure_upstream ()), where a
          * caller from Python gets a GError rather than a critical. */
-        g_set_object (&self->resources[kind], value->data[0].v_pointer);
+        g_set_object (&self->resources[kind], g_value_get_object (value));
       }
       break;
     default:
@@ -870,7 +854,6 @@ static void
 ds_scratchpad_class_init (DsScratchpadClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  static const char * const kinds[] = { "host", "pinned", "device", "managed" };
 
   object_class->dispose = ds_scratchpad_dispose;
   object_class->finalize = ds_scratchpad_finalize;
@@ -913,21 +896,41 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
    *
    * The size of the first host block; each next one doubles. 0: 64 KiB.
    */
+  properties[PROP_INITIAL_SIZE_HOST] =
+    g_param_spec_uint64 ("initial-size-host", NULL, NULL,
+                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
+                         CONSTRUCT_ONLY_FLAGS);
+
   /**
    * DsScratchpad:initial-size-pinned:
    *
    * The size of the first pinned block; each next one doubles. 0: 64 KiB.
    */
+  properties[PROP_INITIAL_SIZE_PINNED] =
+    g_param_spec_uint64 ("initial-size-pinned", NULL, NULL,
+                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
+                         CONSTRUCT_ONLY_FLAGS);
+
   /**
    * DsScratchpad:initial-size-device:
    *
    * The size of the first device block; each next one doubles. 0: 64 KiB.
    */
+  properties[PROP_INITIAL_SIZE_DEVICE] =
+    g_param_spec_uint64 ("initial-size-device", NULL, NULL,
+                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
+                         CONSTRUCT_ONLY_FLAGS);
+
   /**
    * DsScratchpad:initial-size-managed:
    *
    * The size of the first managed block; each next one doubles. 0: 64 KiB.
    */
+  properties[PROP_INITIAL_SIZE_MANAGED] =
+    g_param_spec_uint64 ("initial-size-managed", NULL, NULL,
+                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
+                         CONSTRUCT_ONLY_FLAGS);
+
   /**
    * DsScratchpad:host-resource:
    *
@@ -937,6 +940,10 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
    * given). A resource of another kind makes the first host allocation
    * fail with %DS_ERROR_INVALID_ARGUMENT.
    */
+  properties[PROP_HOST_RESOURCE] =
+    g_param_spec_object ("host-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
+                         CONSTRUCT_ONLY_FLAGS);
+
   /**
    * DsScratchpad:pinned-resource:
    *
@@ -948,6 +955,10 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
    * device). A resource of another kind makes the first pinned allocation
    * fail with %DS_ERROR_INVALID_ARGUMENT.
    */
+  properties[PROP_PINNED_RESOURCE] =
+    g_param_spec_object ("pinned-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
+                         CONSTRUCT_ONLY_FLAGS);
+
   /**
    * DsScratchpad:device-resource:
    *
@@ -959,6 +970,10 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
    * device). A resource of another kind makes the first device allocation
    * fail with %DS_ERROR_INVALID_ARGUMENT.
    */
+  properties[PROP_DEVICE_RESOURCE] =
+    g_param_spec_object ("device-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
+                         CONSTRUCT_ONLY_FLAGS);
+
   /**
    * DsScratchpad:managed-resource:
    *
@@ -970,20 +985,9 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
    * device). A resource of another kind makes the first managed allocation
    * fail with %DS_ERROR_INVALID_ARGUMENT.
    */
-  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
-    {
-      g_autofree char *size_name = g_strdup_printf ("initial-size-%s", kinds[kind]);
-      g_autofree char *resource_name = g_strdup_printf ("%s-resource", kinds[kind]);
-
-      properties[PROP_INITIAL_SIZE_HOST + kind] =
-        g_param_spec_uint64 (g_intern_string (size_name), NULL, NULL,
-                             0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
-                             CONSTRUCT_ONLY_FLAGS);
-      properties[PROP_HOST_RESOURCE + kind] =
-        g_param_spec_object (g_intern_string (resource_name), NULL, NULL,
-                             DS_TYPE_MEMORY_RESOURCE,
-                             CONSTRUCT_ONLY_FLAGS);
-    }
+  properties[PROP_MANAGED_RESOURCE] =
+    g_param_spec_object ("managed-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
+                         CONSTRUCT_ONLY_FLAGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }

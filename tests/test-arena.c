@@ -43,20 +43,20 @@ fixture_teardown (Fixture       *f,
   g_assert_finalize_object (f->async);
 }
 
-/* Releases the way the scratchpad does: with a pool release batch, which
- * a resource that is not a DsPoolResource must not notice. */
+/* Releases the way the scratchpad does: through a release batch, which a
+ * resource that is not a pool must not notice. */
 static gboolean
 release_arena (Fixture             *f,
                DsMemoryResource    *upstream,
                const DsAccessOrder *order,
                GError             **error)
 {
-  DsPoolRelease release;
+  DsFenceBatch batch;
   gboolean ok;
 
-  ds_pool_release_init (&release);
-  ok = ds_arena_release (&f->arena, upstream, order, &release, error);
-  ds_pool_release_finish (&release);
+  ds_fence_batch_init (&batch);
+  ok = ds_arena_release (&f->arena, upstream, order, &batch, error);
+  ds_fence_batch_finish (&batch);
 
   return ok;
 }
@@ -95,9 +95,7 @@ test_empty (Fixture       *f,
   g_assert_null (ds_arena_try_bump (&f->arena, 1, 1));
   g_assert_null (ds_arena_try_bump (&f->arena, 16, 16));
 
-  /* Releasing an empty arena calls nothing, with or without a pool
-   * release batch. */
-  g_assert_true (ds_arena_release (&f->arena, DS_MEMORY_RESOURCE (f->sync), NULL, NULL, NULL));
+  /* Releasing an empty arena calls nothing. */
   g_assert_true (release_arena (f, DS_MEMORY_RESOURCE (f->sync), NULL, NULL));
   g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 0);
 }
@@ -230,8 +228,7 @@ test_stats (Fixture       *f,
   g_assert_cmpuint (f->arena.n_allocations, ==, 3);
   g_assert_cmpuint (f->arena.reserved, ==, (64 + 128) * KiB);
 
-  /* Without a pool release batch (NULL) too. */
-  g_assert_true (ds_arena_release (&f->arena, up, NULL, NULL, NULL));
+  g_assert_true (release_arena (f, up, NULL, NULL));
   g_assert_cmpuint (f->arena.allocated, ==, 0);
   g_assert_cmpuint (f->arena.n_allocations, ==, 0);
   g_assert_cmpuint (f->arena.reserved, ==, 0);

@@ -10,6 +10,8 @@
 
 #include "ds-test-resource.h"
 #include "ds-test-utils.h"
+#include "ds-default-resources-private.h"
+#include "ds-fence-private.h"
 #include "ds-pool-resource-private.h"
 #include "ds-access-order-private.h"
 
@@ -40,16 +42,16 @@ assert_within_bound (DsMemoryResource *pool)
 }
 
 G_GNUC_UNUSED static void
-set_policies (DsPoolReleasePolicy     release,
-              DsPoolCrossStreamPolicy cross)
+set_policies (DsFenceReleasePolicy     release,
+              DsFenceCrossStreamPolicy cross)
 {
-  ds_pool_set_policies (release, cross);
+  ds_fence_set_policies (release, cross);
 }
 
 G_GNUC_UNUSED static void
 reset_policies (void)
 {
-  ds_pool_set_policies (DS_POOL_RELEASE_RECORD, DS_POOL_CROSS_STREAM_QUERY);
+  ds_fence_set_policies (DS_FENCE_RELEASE_RECORD, DS_FENCE_CROSS_STREAM_QUERY);
 }
 
 /* Construction ------------------------------------------------------------ */
@@ -544,7 +546,7 @@ test_host_no_cuda (void)
   g_autoptr(DsTestResource) up = ds_test_resource_new (DS_MEMORY_KIND_HOST, FALSE);
   g_autoptr(DsAccessOrder) host = ds_access_order_new_host ();
   DsMemoryResource *pool;
-  DsPoolRelease release;
+  DsFenceBatch batch;
   guint i;
 
   g_test_summary ("A host pool used in host order never calls CUDA: not to "
@@ -565,10 +567,10 @@ test_host_no_cuda (void)
       gpointer q = ds_memory_resource_allocate (pool, 1000, 0, &error);
 
       g_assert_no_error (error);
-      ds_pool_release_init (&release);
-      g_assert_true (ds_pool_release_add (&release, pool, p, 64 * (i + 1), 0, host));
-      g_assert_true (ds_pool_release_add (&release, pool, q, 1000, 0, NULL));
-      ds_pool_release_finish (&release);
+      ds_fence_batch_init (&batch);
+      g_assert_true (ds_fence_batch_deallocate (&batch, pool, p, 64 * (i + 1), 0, host, NULL));
+      g_assert_true (ds_fence_batch_deallocate (&batch, pool, q, 1000, 0, NULL, NULL));
+      ds_fence_batch_finish (&batch);
     }
   (void) stats_of (pool);
   ds_pool_resource_trim (DS_POOL_RESOURCE (pool));
@@ -577,7 +579,7 @@ test_host_no_cuda (void)
   /* The default host resource, too. */
   {
     g_autoptr(GError) error = NULL;
-    DsMemoryResource *def = ds_pool_resource_new_default (DS_MEMORY_KIND_HOST, 0, &error);
+    DsMemoryResource *def = ds_default_resource_new (DS_MEMORY_KIND_HOST, 0, &error);
     gpointer p;
 
     g_assert_no_error (error);
@@ -593,25 +595,27 @@ test_host_no_cuda (void)
 }
 
 static void
-test_release_not_a_pool (void)
+test_batch_not_a_pool (void)
 {
-  g_autoptr(DsMemoryResource) raw = ds_host_memory_resource_new ();
+  g_autoptr(DsTestResource) up = ds_test_resource_new (DS_MEMORY_KIND_HOST, FALSE);
   g_autoptr(DsAccessOrder) host = ds_access_order_new_host ();
   g_autoptr(GError) error = NULL;
-  DsPoolRelease release;
+  DsFenceBatch batch;
   gpointer p;
 
-  g_test_summary ("ds_pool_release_add () leaves blocks of other resources "
-                  "to the caller");
+  g_test_summary ("A release batch gives blocks of a resource that is not a "
+                  "pool back through its own deallocate, at once in host order");
 
-  p = ds_memory_resource_allocate (raw, 100, 0, &error);
+  p = ds_memory_resource_allocate (DS_MEMORY_RESOURCE (up), 100, 0, &error);
   g_assert_no_error (error);
 
-  ds_pool_release_init (&release);
-  g_assert_false (ds_pool_release_add (&release, raw, p, 100, 0, host));
-  ds_pool_release_finish (&release);
+  ds_fence_batch_init (&batch);
+  g_assert_true (ds_fence_batch_deallocate (&batch, DS_MEMORY_RESOURCE (up), p, 100, 16, host, &error));
+  g_assert_no_error (error);
+  ds_fence_batch_finish (&batch);
 
-  ds_memory_resource_deallocate (raw, p, 100, 0);
+  g_assert_cmpuint (ds_test_resource_count_deallocs (up), ==, 1);
+  ds_test_resource_assert_clean (up);
 }
 
 typedef struct
@@ -732,7 +736,7 @@ test_default_kinds (void)
   for (kind = DS_MEMORY_KIND_HOST; kind <= DS_MEMORY_KIND_MANAGED; kind++)
     {
       g_autoptr(GError) error = NULL;
-      DsMemoryResource *pool = ds_pool_resource_new_default (kind, 0, &error);
+      DsMemoryResource *pool = ds_default_resource_new (kind, 0, &error);
       gpointer p;
 
       if (kind != DS_MEMORY_KIND_HOST && !ds_test_cuda_available ())
@@ -906,7 +910,7 @@ test_cuda_legacy_stream (void)
 static void
 test_cuda_cross_stream (gconstpointer user_data)
 {
-  DsPoolCrossStreamPolicy policy = GPOINTER_TO_INT (user_data);
+  DsFenceCrossStreamPolicy policy = GPOINTER_TO_INT (user_data);
   DsTestResource *up;
   DsMemoryResource *pool;
   cudaStream_t s1, s2;
@@ -920,7 +924,7 @@ test_cuda_cross_stream (gconstpointer user_data)
                   "S (wait policy); it is reusable by T once S has drained");
 
   DS_TEST_REQUIRE_CUDA ();
-  set_policies (DS_POOL_RELEASE_RECORD, policy);
+  set_policies (DS_FENCE_RELEASE_RECORD, policy);
 
   pool = test_pool_new_device (&up);
   s1 = ds_test_stream_new ();
@@ -943,7 +947,7 @@ test_cuda_cross_stream (gconstpointer user_data)
   q = ds_memory_resource_allocate_async (pool, 20000, 0, &o2, &error);
   g_assert_no_error (error);
 
-  if (policy == DS_POOL_CROSS_STREAM_QUERY)
+  if (policy == DS_FENCE_CROSS_STREAM_QUERY)
     {
       g_assert_true (q != p);
       g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
@@ -1075,14 +1079,14 @@ test_cuda_release_batch (void)
    * without asking). */
   for (round = 0; round < 5; round++)
     {
-      DsPoolReleasePolicy policy = round == 0 ? DS_POOL_RELEASE_RECORD :
-                                   round <= 2 ? DS_POOL_RELEASE_QUERY_IDLE :
-                                   DS_POOL_RELEASE_ADAPTIVE;
+      DsFenceReleasePolicy policy = round == 0 ? DS_FENCE_RELEASE_RECORD :
+                                   round <= 2 ? DS_FENCE_RELEASE_QUERY_IDLE :
+                                   DS_FENCE_RELEASE_ADAPTIVE;
       gpointer blocks[3][4];
-      DsPoolRelease release;
+      DsFenceBatch batch;
       guint64 before_events = 0, after_events = 0, before_queries = 0, after_queries = 0;
 
-      set_policies (policy, DS_POOL_CROSS_STREAM_QUERY);
+      set_policies (policy, DS_FENCE_CROSS_STREAM_QUERY);
       if (round == 2 || round == 3)
         ds_test_stream_sleep (stream, 200, &done);
       else
@@ -1103,12 +1107,12 @@ test_cuda_release_batch (void)
             }
         }
 
-      ds_pool_release_init (&release);
+      ds_fence_batch_init (&batch);
       for (k = 0; k < 3; k++)
         for (i = 0; i < 4; i++)
-          g_assert_true (ds_pool_release_add (&release, pools[k], blocks[k][3 - i],
-                                              4096 << (3 - i), 0, &order));
-      ds_pool_release_finish (&release);
+          g_assert_true (ds_fence_batch_deallocate (&batch, pools[k], blocks[k][3 - i],
+                                                    4096 << (3 - i), 16, &order, NULL));
+      ds_fence_batch_finish (&batch);
 
       for (k = 0; k < 3; k++)
         {
@@ -1447,7 +1451,7 @@ stress_thread (gpointer user_data)
 static void
 test_cuda_stress (gconstpointer user_data)
 {
-  DsPoolCrossStreamPolicy policy = GPOINTER_TO_INT (user_data);
+  DsFenceCrossStreamPolicy policy = GPOINTER_TO_INT (user_data);
   DsMemoryResource *up, *pool;
   GThread *threads[16];
   StressData data[16];
@@ -1459,7 +1463,7 @@ test_cuda_stress (gconstpointer user_data)
                   "pattern that is copied back and checked");
 
   DS_TEST_REQUIRE_CUDA ();
-  set_policies (DS_POOL_RELEASE_RECORD, policy);
+  set_policies (DS_FENCE_RELEASE_RECORD, policy);
 
   up = ds_device_memory_resource_new (0);
   pool = ds_pool_resource_new (up);
@@ -1511,7 +1515,7 @@ test_cuda_stream_states (void)
   reset_policies ();
 
   pool = test_pool_new_device (&up);
-  before = ds_pool_get_n_stream_states ();
+  before = ds_stream_state_count ();
 
   for (i = 0; i < 200; i++)
     {
@@ -1531,7 +1535,7 @@ test_cuda_stream_states (void)
       ds_memory_resource_deallocate (pool, p, 512, 0);
     }
 
-  g_assert_cmpuint (ds_pool_get_n_stream_states (), <=, before + 8);
+  g_assert_cmpuint (ds_stream_state_count (), <=, before + 8);
   g_assert_cmpuint (stats_of (pool).upstream_allocations, ==, 1);
 
   g_assert_finalize_object (pool);
@@ -1558,7 +1562,7 @@ test_cuda_default_pools (void)
   for (kind = DS_MEMORY_KIND_PINNED; kind <= DS_MEMORY_KIND_MANAGED; kind++)
     {
       g_autoptr(GError) error = NULL;
-      DsMemoryResource *pool = ds_pool_resource_new_default (kind, 0, &error);
+      DsMemoryResource *pool = ds_default_resource_new (kind, 0, &error);
       gpointer p, q;
       guint i;
 
@@ -1623,22 +1627,22 @@ main (int    argc,
   g_test_add_func ("/Ds/PoolResource/host/out-of-memory", test_host_out_of_memory);
   g_test_add_func ("/Ds/PoolResource/host/no-cuda-calls", test_host_no_cuda);
   g_test_add_func ("/Ds/PoolResource/host/threads", test_host_threads);
-  g_test_add_func ("/Ds/PoolResource/release/not-a-pool", test_release_not_a_pool);
+  g_test_add_func ("/Ds/PoolResource/release/not-a-pool", test_batch_not_a_pool);
   g_test_add_func ("/Ds/PoolResource/default/kinds", test_default_kinds);
   g_test_add_func ("/Ds/PoolResource/no-device/stream-order", test_stream_order_without_device);
 
   add_cuda_test ("/Ds/PoolResource/cuda/same-stream", test_cuda_same_stream);
   add_cuda_test ("/Ds/PoolResource/cuda/legacy-stream", test_cuda_legacy_stream);
-  add_cuda_data_test ("/Ds/PoolResource/cuda/cross-stream/query", DS_POOL_CROSS_STREAM_QUERY, test_cuda_cross_stream);
-  add_cuda_data_test ("/Ds/PoolResource/cuda/cross-stream/wait", DS_POOL_CROSS_STREAM_WAIT, test_cuda_cross_stream);
+  add_cuda_data_test ("/Ds/PoolResource/cuda/cross-stream/query", DS_FENCE_CROSS_STREAM_QUERY, test_cuda_cross_stream);
+  add_cuda_data_test ("/Ds/PoolResource/cuda/cross-stream/wait", DS_FENCE_CROSS_STREAM_WAIT, test_cuda_cross_stream);
   add_cuda_test ("/Ds/PoolResource/cuda/destroyed-stream", test_cuda_destroyed_stream);
   add_cuda_test ("/Ds/PoolResource/cuda/release-batch", test_cuda_release_batch);
   add_cuda_test ("/Ds/PoolResource/cuda/trim-pending", test_cuda_trim_pending);
   add_cuda_test ("/Ds/PoolResource/cuda/finalize-pending", test_cuda_finalize_pending);
   add_cuda_test ("/Ds/PoolResource/cuda/peak-bound", test_cuda_peak_bound);
   add_cuda_test ("/Ds/PoolResource/cuda/bound-reuses-pending", test_cuda_bound_reuses_pending);
-  add_cuda_data_test ("/Ds/PoolResource/cuda/stress/query", DS_POOL_CROSS_STREAM_QUERY, test_cuda_stress);
-  add_cuda_data_test ("/Ds/PoolResource/cuda/stress/wait", DS_POOL_CROSS_STREAM_WAIT, test_cuda_stress);
+  add_cuda_data_test ("/Ds/PoolResource/cuda/stress/query", DS_FENCE_CROSS_STREAM_QUERY, test_cuda_stress);
+  add_cuda_data_test ("/Ds/PoolResource/cuda/stress/wait", DS_FENCE_CROSS_STREAM_WAIT, test_cuda_stress);
   add_cuda_test ("/Ds/PoolResource/cuda/stream-states", test_cuda_stream_states);
   add_cuda_test ("/Ds/PoolResource/cuda/default-pools", test_cuda_default_pools);
 

@@ -20,6 +20,8 @@
 
 #include <string.h>
 
+#include "ds-default-resources-private.h"
+#include "ds-fence-private.h"
 #include "ds-pool-resource-private.h"
 
 static gpointer volatile sink;
@@ -108,14 +110,14 @@ row (DsBenchTable *t,
      const char   *name,
      DsBenchFunc   func,
      Ctx          *c,
-     DsPoolReleasePolicy release,
-     DsPoolCrossStreamPolicy cross)
+     DsFenceReleasePolicy release,
+     DsFenceCrossStreamPolicy cross)
 {
   DsPoolStats before, after;
   DsBenchResult *r;
   guint64 n;
 
-  ds_pool_set_policies (release, cross);
+  ds_fence_set_policies (release, cross);
   sync_all (c, 0);
   ds_bench_default_pool_stats (&before);
   r = ds_bench_table_add (t, ds_bench_run (name, func, sync_all, c, 0, 100000, 1.0));
@@ -250,8 +252,8 @@ int
 main (int    argc,
       char **argv)
 {
-  DsPoolReleasePolicy release0;
-  DsPoolCrossStreamPolicy cross0;
+  DsFenceReleasePolicy release0;
+  DsFenceCrossStreamPolicy cross0;
   cudaMemPool_t mempool;
   guint64 threshold = G_MAXUINT64;
   Ctx c = { 0, };
@@ -265,14 +267,14 @@ main (int    argc,
     CHECK (cudaStreamCreateWithFlags (&c.streams[i], cudaStreamNonBlocking));
   CHECK (cudaDeviceGetDefaultMemPool (&mempool, 0));
   CHECK (cudaMemPoolSetAttribute (mempool, cudaMemPoolAttrReleaseThreshold, &threshold));
-  ds_pool_get_policies (&release0, &cross0);
+  ds_fence_get_policies (&release0, &cross0);
 
   {
     g_autoptr(DsBenchTable) t = ds_bench_table_new ("release policy, four-kind lifecycle, idle stream");
 
-    row (t, "record", four_kind, &c, DS_POOL_RELEASE_RECORD, DS_POOL_CROSS_STREAM_QUERY);
-    row (t, "query-idle", four_kind, &c, DS_POOL_RELEASE_QUERY_IDLE, DS_POOL_CROSS_STREAM_QUERY);
-    row (t, "adaptive", four_kind, &c, DS_POOL_RELEASE_ADAPTIVE, DS_POOL_CROSS_STREAM_QUERY);
+    row (t, "record", four_kind, &c, DS_FENCE_RELEASE_RECORD, DS_FENCE_CROSS_STREAM_QUERY);
+    row (t, "query-idle", four_kind, &c, DS_FENCE_RELEASE_QUERY_IDLE, DS_FENCE_CROSS_STREAM_QUERY);
+    row (t, "adaptive", four_kind, &c, DS_FENCE_RELEASE_ADAPTIVE, DS_FENCE_CROSS_STREAM_QUERY);
     ds_bench_table_print (t);
   }
 
@@ -281,9 +283,9 @@ main (int    argc,
 
     c.size = 1 << 20;
     c.work = 4;
-    row (t, "record", device_one_stream, &c, DS_POOL_RELEASE_RECORD, DS_POOL_CROSS_STREAM_QUERY);
-    row (t, "query-idle", device_one_stream, &c, DS_POOL_RELEASE_QUERY_IDLE, DS_POOL_CROSS_STREAM_QUERY);
-    row (t, "adaptive", device_one_stream, &c, DS_POOL_RELEASE_ADAPTIVE, DS_POOL_CROSS_STREAM_QUERY);
+    row (t, "record", device_one_stream, &c, DS_FENCE_RELEASE_RECORD, DS_FENCE_CROSS_STREAM_QUERY);
+    row (t, "query-idle", device_one_stream, &c, DS_FENCE_RELEASE_QUERY_IDLE, DS_FENCE_CROSS_STREAM_QUERY);
+    row (t, "adaptive", device_one_stream, &c, DS_FENCE_RELEASE_ADAPTIVE, DS_FENCE_CROSS_STREAM_QUERY);
     ds_bench_table_print (t);
   }
 
@@ -292,9 +294,9 @@ main (int    argc,
 
     c.size = 16 << 20;
     c.work = 16 << 20;
-    row (t, "record", device_one_stream, &c, DS_POOL_RELEASE_RECORD, DS_POOL_CROSS_STREAM_QUERY);
-    row (t, "query-idle", device_one_stream, &c, DS_POOL_RELEASE_QUERY_IDLE, DS_POOL_CROSS_STREAM_QUERY);
-    row (t, "adaptive", device_one_stream, &c, DS_POOL_RELEASE_ADAPTIVE, DS_POOL_CROSS_STREAM_QUERY);
+    row (t, "record", device_one_stream, &c, DS_FENCE_RELEASE_RECORD, DS_FENCE_CROSS_STREAM_QUERY);
+    row (t, "query-idle", device_one_stream, &c, DS_FENCE_RELEASE_QUERY_IDLE, DS_FENCE_CROSS_STREAM_QUERY);
+    row (t, "adaptive", device_one_stream, &c, DS_FENCE_RELEASE_ADAPTIVE, DS_FENCE_CROSS_STREAM_QUERY);
     ds_bench_table_print (t);
   }
 
@@ -307,12 +309,12 @@ main (int    argc,
 
       c.size = 4 << 20;
       c.work = i == 0 ? 4 : c.size;
-      row (t, "query (take only completed blocks)", device_rotate, &c, DS_POOL_RELEASE_RECORD, DS_POOL_CROSS_STREAM_QUERY);
-      row (t, "wait (take pending blocks, stream waits)", device_rotate, &c, DS_POOL_RELEASE_RECORD, DS_POOL_CROSS_STREAM_WAIT);
+      row (t, "query (take only completed blocks)", device_rotate, &c, DS_FENCE_RELEASE_RECORD, DS_FENCE_CROSS_STREAM_QUERY);
+      row (t, "wait (take pending blocks, stream waits)", device_rotate, &c, DS_FENCE_RELEASE_RECORD, DS_FENCE_CROSS_STREAM_WAIT);
       ds_bench_table_print (t);
     }
 
-  ds_pool_set_policies (release0, cross0);
+  ds_fence_set_policies (release0, cross0);
 
   {
     g_autoptr(DsBenchTable) t = ds_bench_table_new ("cache miss: a 4 MiB device block taken and given back, then trim");

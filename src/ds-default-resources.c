@@ -1,0 +1,317 @@
+/* ds-default-resources.c: the process-wide default resource of each kind
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * How it works: one default per (kind, device, driver context), created on
+ * first use as a DsPoolResource over the raw resource of that kind, so
+ * that steady-state scratch memory makes no cudaMalloc* or cudaFree* call.
+ * A GStreamer element runs with its own non-primary context current, and
+ * memory for it must come from that context, hence the context in the key;
+ * the primary context of a device (and "no context yet") share one entry.
+ * Scratchpads find their defaults through a per-thread cache that costs no
+ * lock and no CUDA call when the same default is wanted again;
+ * set_default () bumps an epoch that invalidates every cache. Replaced
+ * defaults stay alive until exit, because get_default () hands them out
+ * without a reference.
+ */
+
+#include "config.h"
+
+#include "ds-default-resources-private.h"
+#include "ds-cuda-private.h"
+#include "ds-device-memory-resource.h"
+#include "ds-error.h"
+#include "ds-host-memory-resource.h"
+#include "ds-managed-memory-resource.h"
+#include "ds-memory-resource-private.h"
+#include "ds-pinned-memory-resource.h"
+#include "ds-pool-resource-private.h"
+
+typedef struct
+{
+  DsMemoryKind kind;
+  gint         device;
+  gpointer     context;
+} RegistryKey;
+
+static GMutex registry_lock;
+static gint registry_epoch = 1;  /* bumped by set_default (); 0 = never */
+static GHashTable *registry;   /* RegistryKey* -> DsMemoryResource* (owned) */
+static GPtrArray *graveyard;   /* replaced defaults, kept alive */
+
+static guint
+registry_key_hash (gconstpointer p)
+{
+  const RegistryKey *key = p;
+
+  return (guint) key->kind * 31u + (guint) key->device * 7u + g_direct_hash (key->context);
+}
+
+static gboolean
+registry_key_equal (gconstpointer a,
+                    gconstpointer b)
+{
+  const RegistryKey *ka = a, *kb = b;
+
+  return ka->kind == kb->kind && ka->device == kb->device && ka->context == kb->context;
+}
+
+static void
+registry_ensure (void)
+{
+  if (registry == NULL)
+    {
+      registry = g_hash_table_new_full (registry_key_hash, registry_key_equal,
+                                        g_free, g_object_unref);
+      graveyard = g_ptr_array_new_with_free_func (g_object_unref);
+    }
+}
+
+static gboolean
+resolve_device (DsMemoryKind   kind,
+                          gint          *device,
+                          GError       **error)
+{
+  gint count;
+
+  if (kind == DS_MEMORY_KIND_HOST)
+    {
+      *device = 0;
+      return TRUE;
+    }
+
+  if (!ds_cuda_ensure_available (error))
+    return FALSE;
+
+  count = ds_cuda_get_device_count ();
+
+  if (*device < 0 && (*device = ds_cuda_get_device ()) < 0)
+    {
+      g_set_error_literal (error, DS_ERROR, DS_ERROR_CUDA,
+                           "cudaGetDevice failed: no current CUDA device");
+      return FALSE;
+    }
+
+  if (*device >= count)
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                   "Device %d does not exist: this machine has %d CUDA device%s",
+                   *device, count, count == 1 ? "" : "s");
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* The context part of the key: the current driver context if it belongs
+ * to @device and is not its primary context, else NULL. */
+static gpointer
+registry_context_for (DsMemoryKind kind,
+                      gint         device)
+{
+  gpointer ctx;
+
+  if (kind == DS_MEMORY_KIND_HOST)
+    return NULL;
+
+  ctx = ds_cuda_get_current_context ();
+  if (ctx == NULL || ds_cuda_get_device () != device ||
+      ctx == ds_cuda_get_primary_context (device))
+    return NULL;
+
+  return ctx;
+}
+
+DsMemoryResource *
+ds_default_resource_new (DsMemoryKind   kind,
+                         gint           device,
+                         GError       **error)
+{
+  g_autoptr(DsMemoryResource) upstream = NULL;
+
+  g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), NULL);
+
+  if (kind != DS_MEMORY_KIND_HOST && !ds_cuda_ensure_available (error))
+    return NULL;
+
+  switch (kind)
+    {
+    case DS_MEMORY_KIND_HOST:
+      upstream = ds_host_memory_resource_new ();
+      return ds_pool_resource_new (upstream);
+    case DS_MEMORY_KIND_PINNED:
+      upstream = ds_pinned_memory_resource_new ();
+      break;
+    case DS_MEMORY_KIND_DEVICE:
+      upstream = ds_device_memory_resource_new (device);
+      break;
+    case DS_MEMORY_KIND_MANAGED:
+    default:
+      upstream = ds_managed_memory_resource_new (device);
+      break;
+    }
+
+  return ds_pool_resource_new_for_device (upstream, device);
+}
+/**
+ * ds_memory_resource_get_default:
+ * @kind: a memory kind
+ * @device: a CUDA device index, or -1 for the current device; ignored for
+ *   host memory
+ * @error: return location for a #GError
+ *
+ * The process-wide default resource of @kind for @device (and for the
+ * CUDA driver context current on the calling thread, when that is not the
+ * device's primary context, as with GStreamer's `GstCudaContext`).
+ *
+ * The default is created on first use. Unless replaced with
+ * [func@Ds.MemoryResource.set_default] it is a [class@Ds.PoolResource] over
+ * the raw resource of that kind. Host memory never touches CUDA.
+ *
+ * This function is thread-safe.
+ *
+ * Returns: (transfer none): the resource, or `NULL` with @error set:
+ *   %DS_ERROR_INVALID_ARGUMENT for an unknown kind or a device that does
+ *   not exist, %DS_ERROR_NO_DEVICE without a CUDA driver or device,
+ *   %DS_ERROR_NOT_SUPPORTED when ds was built without CUDA
+ */
+DsMemoryResource *
+ds_memory_resource_get_default (DsMemoryKind   kind,
+                                gint           device,
+                                GError       **error)
+{
+  RegistryKey key;
+  DsMemoryResource *resource;
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!ds_memory_check_kind (kind, error))
+    return NULL;
+  if (device < -1)
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                   "Device %d does not exist", device);
+      return NULL;
+    }
+  if (!resolve_device (kind, &device, error))
+    return NULL;
+
+  key.kind = kind;
+  key.device = device;
+  key.context = registry_context_for (kind, device);
+
+  g_mutex_lock (&registry_lock);
+  registry_ensure ();
+  resource = g_hash_table_lookup (registry, &key);
+  if (resource == NULL)
+    {
+      resource = ds_default_resource_new (kind, device, error);
+      if (resource != NULL)
+        {
+          g_debug ("Created the default %s resource for device %d: %s",
+                   ds_memory_kind_get_nick (kind), device,
+                   G_OBJECT_TYPE_NAME (resource));
+          g_hash_table_insert (registry, g_memdup2 (&key, sizeof key), resource);
+        }
+    }
+  g_mutex_unlock (&registry_lock);
+
+  return resource;
+}
+
+/**
+ * ds_memory_resource_set_default:
+ * @kind: a memory kind
+ * @device: a CUDA device index, or -1 for the current device; ignored for
+ *   host memory
+ * @resource: (nullable): the new default, of kind @kind; `NULL` goes back
+ *   to the built-in default
+ *
+ * Replaces the default resource of @kind for @device (and for the driver
+ * context current on the calling thread, as in
+ * [func@Ds.MemoryResource.get_default]).
+ *
+ * Scratchpads that already took memory keep using the resource they got it
+ * from. The replaced default stays alive until the process exits, since
+ * callers of get_default() hold no reference; set defaults at start-up, not
+ * per unit of work.
+ *
+ * This function is thread-safe.
+ */
+void
+ds_memory_resource_set_default (DsMemoryKind      kind,
+                                gint              device,
+                                DsMemoryResource *resource)
+{
+  RegistryKey key;
+  DsMemoryResource *old;
+  g_autoptr(GError) error = NULL;
+
+  g_return_if_fail (DS_MEMORY_KIND_IS_VALID (kind));
+  g_return_if_fail (device >= -1);
+  g_return_if_fail (resource == NULL || DS_IS_MEMORY_RESOURCE (resource));
+  g_return_if_fail (resource == NULL || ds_memory_resource_get_kind (resource) == kind);
+
+  if (!resolve_device (kind, &device, &error))
+    {
+      g_critical ("%s: %s", G_STRFUNC, error->message);
+      return;
+    }
+
+  key.kind = kind;
+  key.device = device;
+  key.context = registry_context_for (kind, device);
+
+  g_mutex_lock (&registry_lock);
+  registry_ensure ();
+  old = g_hash_table_lookup (registry, &key);
+  if (old != NULL)
+    {
+      g_ptr_array_add (graveyard, g_object_ref (old));
+      g_hash_table_remove (registry, &key);
+    }
+  if (resource != NULL)
+    g_hash_table_insert (registry, g_memdup2 (&key, sizeof key), g_object_ref (resource));
+  g_atomic_int_inc (&registry_epoch);
+  g_mutex_unlock (&registry_lock);
+}
+
+typedef struct
+{
+  gint              epoch;
+  gint              device;
+  gpointer          context;
+  DsMemoryResource *resource;   /* no reference: the registry keeps it alive */
+} DefaultCacheEntry;
+
+/* initial-exec: libds is loaded at start-up (not dlopen()ed late), and
+ * this spares a __tls_get_addr call per lookup. */
+static __thread DefaultCacheEntry default_cache[DS_N_MEMORY_KINDS]
+  __attribute__ ((tls_model ("initial-exec")));
+
+DsMemoryResource *
+ds_default_resource_get_cached (DsMemoryKind   kind,
+                                       gint           device,
+                                       gpointer       context,
+                                       GError       **error)
+{
+  DefaultCacheEntry *entry = &default_cache[kind];
+  gint epoch = g_atomic_int_get (&registry_epoch);
+  DsMemoryResource *resource;
+
+  if (G_LIKELY (entry->epoch == epoch && entry->device == device &&
+                entry->context == context && device >= 0))
+    return entry->resource;
+
+  resource = ds_memory_resource_get_default (kind, device, error);
+  if (resource != NULL && device >= 0)
+    {
+      entry->epoch = epoch;
+      entry->device = device;
+      entry->context = context;
+      entry->resource = resource;
+    }
+
+  return resource;
+}

@@ -1,0 +1,226 @@
+/* ds-fence-private.h: stream identities, fences and release batches
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * How it works (the fence model everything above rests on):
+ *  1. Each CUDA stream is known by its identity, a DsStreamState shared by
+ *     every pool: cudaStreamGetId () tells streams apart even when a
+ *     destroyed stream's handle is reused.
+ *  2. A block given back in a stream's order may still be used by work
+ *     queued on that stream. It is tagged with a fence (stream, seq): the
+ *     seq-th release recorded on that stream.
+ *  3. The same stream may take the block again at once: stream order keeps
+ *     the new work behind the old.
+ *  4. Anyone else (another stream, the host) takes it only once the fence
+ *     is known complete: all fences <= DsStreamState.completed are; newer
+ *     ones are checked with the CUDA event recorded for them, without
+ *     waiting (poll), by making a stream wait for it, or by blocking.
+ *  5. A release batch gives every block of one scratchpad release back
+ *     under one fence per stream, however many kinds and blocks it holds.
+ *  6. Events outlive streams, so the fences of a destroyed stream complete
+ *     when its work does; a fence whose event could not be recorded never
+ *     completes (DS_FENCE_LOST): its blocks are held back for good rather
+ *     than reused while work may still use them.
+ */
+
+#pragma once
+
+#include "ds-access-order-private.h"
+#include "ds-memory-resource.h"
+
+G_BEGIN_DECLS
+
+/* The seq of a release whose event could not be recorded: it never
+ * completes. */
+#define DS_FENCE_LOST G_MAXUINT64
+
+typedef struct _DsStreamState DsStreamState;
+
+/* The CUDA calls made for fences, counted into a pool's statistics. */
+typedef struct
+{
+  guint64 events_recorded;
+  guint64 events_created;
+  guint64 event_queries;
+  guint64 stream_waits;
+  guint64 event_waits;
+} DsFenceCounters;
+
+/* One stream identity, shared by every pool; refcounted. */
+struct _DsStreamState
+{
+  gint      ref_count;     /* atomic */
+
+  /* Identity, immutable. */
+  guint64   stream_id;     /* cudaStreamGetId (); 0 for the legacy stream */
+  gpointer  stream;
+  gint      device;
+  gpointer  context;
+
+  guint64   completed;     /* every fence <= this has completed (atomic) */
+
+  /* The fences recorded and not known complete yet: ds-fence.c only. */
+  GMutex    lock;
+  guint64   recorded;
+  gpointer  fences;
+  guint     fence_head;
+  guint     n_fences;
+  guint     fence_cap;
+  gpointer *spares;        /* events ready to be recorded again */
+  guint     n_spares;
+  guint     spare_cap;
+  gboolean  warned;
+  gint      skip_queries;  /* adaptive release policy (atomic) */
+};
+
+/* The stream state of @order's stream (a device order), with a new
+ * reference. */
+DsStreamState *ds_stream_state_get          (const DsAccessOrder *order);
+DsStreamState *ds_stream_state_ref          (DsStreamState       *self);
+void           ds_stream_state_unref        (DsStreamState       *self);
+
+/* Whether @order is the stream of @self. */
+static inline gboolean
+ds_stream_state_matches (const DsStreamState *self,
+                         const DsAccessOrder *order)
+{
+  guint64 id = ds_access_order_get_stream_id (order);
+
+  if (id != 0 || self->stream_id != 0)
+    return id == self->stream_id;
+
+  /* The legacy default stream (or no CUDA to ask for an identity): the
+   * handle, the device and the context together. */
+  return self->stream == order->stream &&
+         self->device == order->device &&
+         self->context == ds_access_order_get_context (order);
+}
+
+/* Whether the fence @seq of @self is known complete; makes no CUDA call. */
+static inline gboolean
+ds_stream_state_known_complete (DsStreamState *self,
+                                guint64        seq)
+{
+  return seq <= __atomic_load_n (&self->completed, __ATOMIC_ACQUIRE);
+}
+
+/* Marks the end, in @order's stream (that of @self), of the work that may
+ * use blocks given back now, as the release policy says: returns the
+ * fence seq their reuse by others must wait for, 0 when there is nothing
+ * to wait for, or DS_FENCE_LOST. */
+guint64        ds_stream_state_record       (DsStreamState       *self,
+                                             const DsAccessOrder *order,
+                                             DsFenceCounters     *counters);
+/* Whether the fence @seq has completed; checks without waiting. */
+gboolean       ds_stream_state_poll         (DsStreamState       *self,
+                                             guint64              seq,
+                                             DsFenceCounters     *counters);
+/* Blocks until the fence @seq has completed. FALSE if it never will. */
+gboolean       ds_stream_state_wait         (DsStreamState       *self,
+                                             guint64              seq,
+                                             DsFenceCounters     *counters);
+/* Makes @order's stream wait for the fence @seq, without blocking the
+ * host. FALSE if it cannot. */
+gboolean       ds_stream_state_make_wait    (DsStreamState       *self,
+                                             guint64              seq,
+                                             const DsAccessOrder *order,
+                                             DsFenceCounters     *counters);
+
+/* The number of stream states alive (one per stream that had blocks given
+ * back in its order and not reused yet); drops those nobody uses. */
+guint          ds_stream_state_count        (void);
+
+/* Policies -------------------------------------------------------------------- */
+
+typedef enum
+{
+  /* Every release on a stream records one event (DALI's behaviour). */
+  DS_FENCE_RELEASE_RECORD,
+  /* cudaStreamQuery () first: when the stream is idle, the blocks are
+   * reusable at once and no event is recorded; otherwise record one. */
+  DS_FENCE_RELEASE_QUERY_IDLE,
+  /* Like QUERY_IDLE while the stream is found idle; after a release that
+   * found it busy, the next 7 releases on that stream record at once
+   * without asking. */
+  DS_FENCE_RELEASE_ADAPTIVE,
+} DsFenceReleasePolicy;
+
+typedef enum
+{
+  /* A request in stream S takes a block released in stream T only once
+   * T's fence has completed (cudaEventQuery, no waiting). */
+  DS_FENCE_CROSS_STREAM_QUERY,
+  /* A request in stream S may take a block released in stream T whose
+   * fence has not completed: S is made to wait for its event
+   * (cudaStreamWaitEvent). Host-order requests always query. */
+  DS_FENCE_CROSS_STREAM_WAIT,
+} DsFenceCrossStreamPolicy;
+
+/* The defaults come from measurement (see ds-fence.c); DS_POOL_RELEASE and
+ * DS_POOL_CROSS_STREAM in the environment override them, as does this. */
+void           ds_fence_set_policies        (DsFenceReleasePolicy      release,
+                                             DsFenceCrossStreamPolicy  cross_stream);
+void           ds_fence_get_policies        (DsFenceReleasePolicy     *release,
+                                             DsFenceCrossStreamPolicy *cross_stream);
+
+/* Release batches ---------------------------------------------------------------- */
+
+/*
+ * DsFenceBatch: the blocks of one release (of one scratchpad, say), given
+ * back to their resources under at most one fence per stream. On the
+ * stack: init, deallocate each block, finish.
+ */
+typedef struct
+{
+  /*< private >*/
+  struct
+  {
+    DsStreamState *stream;   /* one reference */
+    guint64        seq;
+  } fences[4];
+  guint          n_fences;
+  /* Streams already drained for resources that are not stream-ordered. */
+  DsAccessOrder  drained[2];
+  guint          n_drained;
+} DsFenceBatch;
+
+void           ds_fence_batch_init          (DsFenceBatch        *batch);
+/* The fence of this batch in @order's stream (a device order): recorded
+ * (with ds_stream_state_record ()) the first time the batch is asked for
+ * it, shared afterwards. *@stream is borrowed from the batch. */
+guint64        ds_fence_batch_get_fence     (DsFenceBatch        *batch,
+                                             const DsAccessOrder *order,
+                                             DsFenceCounters     *counters,
+                                             DsStreamState      **stream);
+/* Gives [ptr, ptr + size) back to @resource in @order (NULL: host order):
+ * through the resource's fenced deallocation when it has one (pools: the
+ * batch's fence); else deallocate_async () for a stream-ordered resource
+ * and a device order; else deallocate (), once @order's stream has
+ * drained (one wait per stream per batch). FALSE with @error set when the
+ * block could not be given back safely: it is then leaked, never reused
+ * early. */
+gboolean       ds_fence_batch_deallocate    (DsFenceBatch        *batch,
+                                             DsMemoryResource    *resource,
+                                             gpointer             ptr,
+                                             gsize                size,
+                                             gsize                alignment,
+                                             const DsAccessOrder *order,
+                                             GError             **error);
+/* Drops what the batch holds. Makes no CUDA call. */
+void           ds_fence_batch_finish        (DsFenceBatch        *batch);
+
+/* A resource type that takes blocks back under a batch's fence: its
+ * function is called by ds_fence_batch_deallocate () instead of the
+ * interface. Registered once, from the type's class_init. */
+typedef void (*DsFencedDeallocateFunc) (DsMemoryResource    *resource,
+                                        gpointer             ptr,
+                                        gsize                size,
+                                        gsize                alignment,
+                                        const DsAccessOrder *order,
+                                        DsFenceBatch        *batch);
+
+void           ds_fence_register_resource_type (GType                  type,
+                                                DsFencedDeallocateFunc func);
+
+G_END_DECLS

@@ -1,0 +1,182 @@
+/* ds-pool-shard-private.h: size classes and the per-thread shards of a pool
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * How it works: a DsPoolResource keeps the blocks given back to it in
+ * shards, one per CPU (a power of two), each with its own lock; a thread
+ * works on the shard its slot picks, so threads on their own streams
+ * rarely share a lock. A shard files blocks by (alignment class, size
+ * class) in bins, newest first; each block remembers the fence it was
+ * given back under (ds-fence-private.h), and a request takes the first
+ * block in its bin that it may use now: one without a fence, one given
+ * back in the requester's own stream, or one whose fence has completed.
+ * Size classes are multiples of 256 bytes up to 2 KiB, then four per power
+ * of two, so a block is at most 25% larger than asked for.
+ */
+
+#pragma once
+
+#include "ds-fence-private.h"
+
+G_BEGIN_DECLS
+
+#define DS_POOL_GRANULE_SHIFT   8
+#define DS_POOL_GRANULE         ((gsize) 1 << DS_POOL_GRANULE_SHIFT)
+/* Classes cover sizes up to 2^41 bytes. */
+#define DS_POOL_N_SIZE_CLASSES  128
+/* Alignment classes: 256 B (and less), 512 B, ..., 64 KiB. */
+#define DS_POOL_N_ALIGN_CLASSES 9
+#define DS_POOL_MAX_ALIGN       (DS_POOL_GRANULE << (DS_POOL_N_ALIGN_CLASSES - 1))
+#define DS_POOL_NO_CLASS        G_MAXUINT
+
+/* The size class of @size; its size in *@class_bytes. DS_POOL_NO_CLASS
+ * when too large for any. */
+static inline guint
+ds_pool_size_class (gsize  size,
+                    gsize *class_bytes)
+{
+  guint64 g = ((guint64) size + DS_POOL_GRANULE - 1) >> DS_POOL_GRANULE_SHIFT;
+  guint64 n;
+  guint msb, shift, top, idx;
+
+  if (g <= 8)
+    {
+      *class_bytes = (gsize) (g << DS_POOL_GRANULE_SHIFT);
+      return (guint) g - 1;
+    }
+
+  n = g - 1;
+  msb = 63 - (guint) __builtin_clzll (n);         /* >= 3 */
+  shift = msb - 2;
+  top = (guint) (n >> shift);                      /* 4 .. 7 */
+  idx = 8 + (msb - 3) * 4 + (top - 4);
+  if (idx >= DS_POOL_N_SIZE_CLASSES)
+    return DS_POOL_NO_CLASS;
+
+  *class_bytes = (gsize) (((guint64) (top + 1) << shift) << DS_POOL_GRANULE_SHIFT);
+  return idx;
+}
+
+/* The size in bytes of class @cls (the inverse of ds_pool_size_class ()). */
+gsize ds_pool_class_size (guint cls);
+
+static inline guint
+ds_pool_align_class (gsize alignment)
+{
+  if (alignment <= DS_POOL_GRANULE)
+    return 0;
+  if (alignment > DS_POOL_MAX_ALIGN)
+    return DS_POOL_NO_CLASS;
+
+  return (guint) (63 - __builtin_clzll ((guint64) alignment)) - DS_POOL_GRANULE_SHIFT;
+}
+
+/* What a request of @size bytes adds to the demand: its granules. */
+static inline gsize
+ds_pool_demand_of (gsize size)
+{
+  return size > G_MAXSIZE - (DS_POOL_GRANULE - 1) ?
+         size : (size + DS_POOL_GRANULE - 1) & ~(DS_POOL_GRANULE - 1);
+}
+
+typedef struct _DsPoolBlock DsPoolBlock;
+
+/* A cached block. */
+struct _DsPoolBlock
+{
+  DsPoolBlock   *prev;
+  DsPoolBlock   *next;
+  gpointer       ptr;
+  DsStreamState *ss;        /* NULL: reusable by anyone (one reference) */
+  guint64        seq;       /* with @ss: the fence it was given back under */
+};
+
+typedef struct
+{
+  DsPoolBlock *head;        /* newest */
+  DsPoolBlock *tail;        /* oldest */
+} DsPoolBin;
+
+typedef struct
+{
+  GMutex           lock;
+  DsPoolBin       *bins[DS_POOL_N_ALIGN_CLASSES];   /* DS_POOL_N_SIZE_CLASSES each, lazily */
+  DsPoolBlock     *spare;                          /* unused nodes */
+  guint64          n_cached;                       /* atomic reads */
+  guint64          bytes_cached;
+  gint64           demand;                         /* may go below 0 (atomic reads) */
+  gint64           demand_mark;                    /* see the pool's observe_demand () */
+  guint64          hits;
+  guint64          misses;
+  DsFenceCounters  cuda;
+} DsPoolShard;
+
+DsPoolShard *ds_pool_shard_new          (void);
+/* Frees the shard and the blocks still in it (held back for good: their
+ * fences never completed); gives nothing back upstream. */
+void         ds_pool_shard_free         (DsPoolShard         *shard);
+
+static inline guint64
+ds_pool_shard_peek_n_cached (DsPoolShard *shard)
+{
+  return __atomic_load_n (&shard->n_cached, __ATOMIC_RELAXED);
+}
+
+/* Files a block given back under the fence (@ss, @seq) (@ss NULL: none;
+ * the shard takes a reference). Called with the lock held. */
+void         ds_pool_shard_put_locked   (DsPoolShard         *shard,
+                                         guint                ac,
+                                         guint                cls,
+                                         gsize                class_bytes,
+                                         gpointer             ptr,
+                                         DsStreamState       *ss,
+                                         guint64              seq);
+
+/* A block of class (@ac, @cls) that a request in @order (NULL: host
+ * order) may use now, or NULL; its fence's stream reference goes to
+ * *@ss_out. Called with the lock held. */
+gpointer     ds_pool_shard_take_locked  (DsPoolShard         *shard,
+                                         guint                ac,
+                                         guint                cls,
+                                         gsize                class_bytes,
+                                         const DsAccessOrder *order,
+                                         DsStreamState      **ss_out);
+
+/* The oldest block of class (@ac, @cls) whatever its fence (except one
+ * that never completes), for a caller that will wait for the fence; NULL
+ * if none. Called with the lock held. */
+gpointer     ds_pool_shard_take_any_locked (DsPoolShard      *shard,
+                                         guint                ac,
+                                         guint                cls,
+                                         gsize                class_bytes,
+                                         DsStreamState      **ss_out,
+                                         guint64             *seq_out);
+
+typedef enum
+{
+  DS_POOL_EVICT_READY,      /* only blocks known to be reusable */
+  DS_POOL_EVICT_POLL,       /* also blocks whose fence has completed by now */
+  DS_POOL_EVICT_ALL,        /* everything; the caller waits for the fences */
+} DsPoolEvictMode;
+
+/* A block taken out to be given back upstream. */
+typedef struct
+{
+  gpointer       ptr;
+  gsize          class_bytes;
+  gsize          alignment;
+  DsStreamState *ss;
+  guint64        seq;
+} DsPoolVictim;
+
+/* Takes blocks (largest classes, oldest first) that @mode allows out of
+ * @shard into @victims until @need bytes are taken; returns the bytes
+ * taken. Called with the lock held. */
+guint64      ds_pool_shard_evict_locked (DsPoolShard         *shard,
+                                         guint64              need,
+                                         DsPoolEvictMode      mode,
+                                         DsFenceCounters     *counters,
+                                         GArray              *victims);
+
+G_END_DECLS

@@ -1,0 +1,279 @@
+/* ds-pool-shard.c: size classes and the per-thread shards of a pool
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include "ds-pool-shard-private.h"
+
+/* How many blocks of a size class a request looks at before it gives up
+ * on the cache of one shard. */
+#define SCAN_LIMIT 16
+
+gsize
+ds_pool_class_size (guint cls)
+{
+  guint msb, top;
+
+  if (cls < 8)
+    return ((gsize) cls + 1) << DS_POOL_GRANULE_SHIFT;
+
+  msb = 3 + (cls - 8) / 4;
+  top = 4 + (cls - 8) % 4;
+  return (gsize) (((guint64) (top + 1) << (msb - 2)) << DS_POOL_GRANULE_SHIFT);
+}
+
+DsPoolShard *
+ds_pool_shard_new (void)
+{
+  /* Its own cache lines: threads write their shards all the time. */
+  DsPoolShard *shard = g_aligned_alloc0 (1, sizeof (DsPoolShard), 128);
+
+  g_mutex_init (&shard->lock);
+  return shard;
+}
+
+void
+ds_pool_shard_free (DsPoolShard *shard)
+{
+  DsPoolBlock *b;
+
+  for (guint ac = 0; ac < DS_POOL_N_ALIGN_CLASSES; ac++)
+    {
+      if (shard->bins[ac] == NULL)
+        continue;
+      for (guint cls = 0; cls < DS_POOL_N_SIZE_CLASSES; cls++)
+        while ((b = shard->bins[ac][cls].head) != NULL)
+          {
+            shard->bins[ac][cls].head = b->next;
+            ds_stream_state_unref (b->ss);
+            g_free (b);
+          }
+      g_free (shard->bins[ac]);
+    }
+  while ((b = shard->spare) != NULL)
+    {
+      shard->spare = b->next;
+      g_free (b);
+    }
+  g_mutex_clear (&shard->lock);
+  g_aligned_free (shard);
+}
+
+static inline DsPoolBin *
+shard_bin (DsPoolShard *shard,
+           guint        ac,
+           guint        cls,
+           gboolean     create)
+{
+  if (G_UNLIKELY (shard->bins[ac] == NULL))
+    {
+      if (!create)
+        return NULL;
+      shard->bins[ac] = g_new0 (DsPoolBin, DS_POOL_N_SIZE_CLASSES);
+    }
+
+  return &shard->bins[ac][cls];
+}
+
+static inline void
+bin_unlink (DsPoolBin   *bin,
+            DsPoolBlock *b)
+{
+  if (b->prev != NULL)
+    b->prev->next = b->next;
+  else
+    bin->head = b->next;
+  if (b->next != NULL)
+    b->next->prev = b->prev;
+  else
+    bin->tail = b->prev;
+}
+
+static inline void
+bin_push_head (DsPoolBin   *bin,
+               DsPoolBlock *b)
+{
+  b->prev = NULL;
+  b->next = bin->head;
+  if (bin->head != NULL)
+    bin->head->prev = b;
+  else
+    bin->tail = b;
+  bin->head = b;
+}
+
+/* Takes @b out of the cache; returns its pointer and hands its stream
+ * reference to *@ss_out. */
+static inline gpointer
+take_block_locked (DsPoolShard    *shard,
+                   DsPoolBin      *bin,
+                   DsPoolBlock    *b,
+                   gsize           class_bytes,
+                   DsStreamState **ss_out)
+{
+  gpointer ptr = b->ptr;
+
+  bin_unlink (bin, b);
+  *ss_out = b->ss;
+  b->ss = NULL;
+  b->next = shard->spare;
+  shard->spare = b;
+  __atomic_store_n (&shard->n_cached, shard->n_cached - 1, __ATOMIC_RELAXED);
+  shard->bytes_cached -= class_bytes;
+
+  return ptr;
+}
+
+void
+ds_pool_shard_put_locked (DsPoolShard   *shard,
+                          guint          ac,
+                          guint          cls,
+                          gsize          class_bytes,
+                          gpointer       ptr,
+                          DsStreamState *ss,
+                          guint64        seq)
+{
+  DsPoolBlock *b = shard->spare;
+
+  if (G_LIKELY (b != NULL))
+    shard->spare = b->next;
+  else
+    b = g_new (DsPoolBlock, 1);
+
+  b->ptr = ptr;
+  b->ss = ss != NULL ? ds_stream_state_ref (ss) : NULL;
+  b->seq = seq;
+  bin_push_head (shard_bin (shard, ac, cls, TRUE), b);
+  __atomic_store_n (&shard->n_cached, shard->n_cached + 1, __ATOMIC_RELAXED);
+  shard->bytes_cached += class_bytes;
+}
+
+gpointer
+ds_pool_shard_take_locked (DsPoolShard          *shard,
+                           guint                 ac,
+                           guint                 cls,
+                           gsize                 class_bytes,
+                           const DsAccessOrder  *order,
+                           DsStreamState       **ss_out)
+{
+  DsPoolBin *bin = shard_bin (shard, ac, cls, FALSE);
+  DsPoolBlock *b, *candidate = NULL;
+  DsFenceCrossStreamPolicy cross_stream;
+  guint n = 0;
+
+  if (bin == NULL || bin->head == NULL)
+    return NULL;
+
+  for (b = bin->head; b != NULL && n < SCAN_LIMIT; b = b->next, n++)
+    {
+      DsStreamState *ss = b->ss;
+
+      if (ss == NULL)
+        return take_block_locked (shard, bin, b, class_bytes, ss_out);
+      /* Stream order makes reuse on the releasing stream safe at once. */
+      if (order != NULL && ds_stream_state_matches (ss, order))
+        return take_block_locked (shard, bin, b, class_bytes, ss_out);
+      if (ds_stream_state_known_complete (ss, b->seq))
+        return take_block_locked (shard, bin, b, class_bytes, ss_out);
+      if (b->seq != DS_FENCE_LOST)
+        candidate = b;   /* the oldest one seen is the most likely done */
+    }
+
+  if (candidate == NULL)
+    return NULL;
+
+  ds_fence_get_policies (NULL, &cross_stream);
+  if (order != NULL && cross_stream == DS_FENCE_CROSS_STREAM_WAIT)
+    {
+      if (ds_stream_state_make_wait (candidate->ss, candidate->seq, order, &shard->cuda))
+        return take_block_locked (shard, bin, candidate, class_bytes, ss_out);
+    }
+  else if (ds_stream_state_poll (candidate->ss, candidate->seq, &shard->cuda))
+    {
+      return take_block_locked (shard, bin, candidate, class_bytes, ss_out);
+    }
+
+  return NULL;
+}
+
+gpointer
+ds_pool_shard_take_any_locked (DsPoolShard    *shard,
+                               guint           ac,
+                               guint           cls,
+                               gsize           class_bytes,
+                               DsStreamState **ss_out,
+                               guint64        *seq_out)
+{
+  DsPoolBin *bin = shard_bin (shard, ac, cls, FALSE);
+
+  for (DsPoolBlock *b = bin != NULL ? bin->tail : NULL; b != NULL; b = b->prev)
+    if (b->ss == NULL || b->seq != DS_FENCE_LOST)
+      {
+        *seq_out = b->seq;
+        return take_block_locked (shard, bin, b, class_bytes, ss_out);
+      }
+
+  return NULL;
+}
+
+guint64
+ds_pool_shard_evict_locked (DsPoolShard     *shard,
+                            guint64          need,
+                            DsPoolEvictMode  mode,
+                            DsFenceCounters *counters,
+                            GArray          *victims)
+{
+  guint64 taken = 0;
+
+  for (gint ac = DS_POOL_N_ALIGN_CLASSES - 1; ac >= 0 && taken < need; ac--)
+    {
+      if (shard->bins[ac] == NULL)
+        continue;
+
+      for (gint cls = DS_POOL_N_SIZE_CLASSES - 1; cls >= 0 && taken < need; cls--)
+        {
+          DsPoolBin *bin = &shard->bins[ac][cls];
+          DsPoolBlock *b, *prev;
+          gsize class_bytes;
+
+          if (bin->tail == NULL)
+            continue;
+
+          class_bytes = ds_pool_class_size ((guint) cls);
+
+          for (b = bin->tail; b != NULL && taken < need; b = prev)
+            {
+              gboolean take;
+
+              prev = b->prev;
+              if (b->ss == NULL)
+                take = TRUE;
+              else if (b->seq == DS_FENCE_LOST)
+                take = FALSE;
+              else if (mode == DS_POOL_EVICT_READY)
+                take = ds_stream_state_known_complete (b->ss, b->seq);
+              else if (mode == DS_POOL_EVICT_POLL)
+                take = ds_stream_state_poll (b->ss, b->seq, counters);
+              else
+                take = TRUE;
+
+              if (take)
+                {
+                  DsPoolVictim v;
+
+                  v.class_bytes = class_bytes;
+                  v.alignment = DS_POOL_GRANULE << ac;
+                  v.seq = b->seq;
+                  v.ptr = take_block_locked (shard, bin, b, class_bytes, &v.ss);
+                  g_array_append_val (victims, v);
+                  taken += class_bytes;
+                }
+            }
+        }
+    }
+
+  return taken;
+}
