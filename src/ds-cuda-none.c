@@ -34,6 +34,12 @@ ds_cuda_get_device_count (void)
   return 0;
 }
 
+guint64
+ds_cuda_get_n_driver_calls (void)
+{
+  return 0;
+}
+
 void
 ds_cuda_clear_error (void)
 {

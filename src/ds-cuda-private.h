@@ -59,6 +59,11 @@ gboolean ds_cuda_set_error           (GError     **error,
        ds_cuda_set_error ((error), ds_cuda_check_result_, G_STRINGIFY (call)); })
 #endif
 
+/* The driver API calls (cuCtxGetCurrent, cuStreamGetCtx, ...) ds made on
+ * the calling thread so far: the tests count runtime calls by interposing
+ * them, and these with this. */
+guint64  ds_cuda_get_n_driver_calls  (void);
+
 /* Clears the runtime's last error (after a call whose failure is an
  * answer, not a problem). */
 void     ds_cuda_clear_error         (void);

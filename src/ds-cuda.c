@@ -21,6 +21,14 @@ typedef int (*DsCuDevicePrimaryCtxRetain) (gpointer *ctx, int device);
 typedef int (*DsCuDevicePrimaryCtxRelease) (int device);
 
 #define MAX_CACHED_DEVICES 64
+/* Stream descriptions remembered per thread (see ds_cuda_stream_describe). */
+#define N_CACHED_STREAMS   8
+
+/* Driver calls made by this thread: the runtime's are counted by the
+ * tests' interposer, these cannot be (they are reached through entry
+ * points), so ds counts them itself. */
+static __thread guint64 n_driver_calls __attribute__ ((tls_model ("initial-exec")));
+#define DRIVER(call) (n_driver_calls++, (call))
 
 static struct
 {
@@ -172,6 +180,12 @@ ds_cuda_log_error (const GError *error)
     g_warning ("%s", error->message);
 }
 
+guint64
+ds_cuda_get_n_driver_calls (void)
+{
+  return n_driver_calls;
+}
+
 void
 ds_cuda_clear_error (void)
 {
@@ -201,7 +215,7 @@ ds_cuda_get_current_context (void)
   gpointer ctx = NULL;
 
   cuda_init ();
-  if (cuda.ctx_get_current == NULL || cuda.ctx_get_current (&ctx) != 0)
+  if (cuda.ctx_get_current == NULL || DRIVER (cuda.ctx_get_current (&ctx)) != 0)
     return NULL;
 
   return ctx;
@@ -225,14 +239,14 @@ ds_cuda_get_primary_context (gint device)
   if (cuda.device_get == NULL || cuda.primary_get_state == NULL ||
       cuda.primary_retain == NULL || cuda.primary_release == NULL)
     return NULL;
-  if (cuda.device_get (&dev, device) != 0 ||
-      cuda.primary_get_state (dev, &flags, &active) != 0 || !active)
+  if (DRIVER (cuda.device_get (&dev, device)) != 0 ||
+      DRIVER (cuda.primary_get_state (dev, &flags, &active)) != 0 || !active)
     return NULL;
 
   /* Active already, so retain + release only reads the handle. */
-  if (cuda.primary_retain (&ctx, dev) != 0)
+  if (DRIVER (cuda.primary_retain (&ctx, dev)) != 0)
     return NULL;
-  cuda.primary_release (dev);
+  DRIVER (cuda.primary_release (dev));
 
   g_atomic_pointer_set (&cuda.primary[device], ctx);
   return ctx;
@@ -255,9 +269,33 @@ ds_cuda_stream_describe (gpointer  stream,
 
   if (stream != NULL)
     {
-      /* Everything comes from the stream itself: no cudaGetDevice. */
+      /* The identity first: it is never reused, so what else a stream is
+       * (device, context) can be remembered by it. One runtime call for a
+       * stream seen before on this thread. */
+      static __thread struct
+      {
+        guint64  id;
+        gint     device;
+        gpointer context;
+      } seen[N_CACHED_STREAMS];
+      static __thread guint next;
       unsigned long long stream_id = 0;
       int d = device_hint;
+
+      if (cudaStreamGetId (stream, &stream_id) != cudaSuccess)
+        {
+          (void) cudaGetLastError ();
+          stream_id = 0;
+        }
+      *id = stream_id;
+
+      for (guint i = 0; stream_id != 0 && i < N_CACHED_STREAMS; i++)
+        if (seen[i].id == stream_id && (device_hint < 0 || device_hint == seen[i].device))
+          {
+            *device = seen[i].device;
+            *context = seen[i].context;
+            return;
+          }
 
       if (d < 0 && cudaStreamGetDevice (stream, &d) != cudaSuccess)
         {
@@ -265,12 +303,16 @@ ds_cuda_stream_describe (gpointer  stream,
           d = -1;
         }
       *device = d;
-      if (cuda.stream_get_ctx == NULL || cuda.stream_get_ctx (stream, context) != 0)
+      if (cuda.stream_get_ctx == NULL || DRIVER (cuda.stream_get_ctx (stream, context)) != 0)
         *context = NULL;
-      if (cudaStreamGetId (stream, &stream_id) == cudaSuccess)
-        *id = stream_id;
-      else
-        (void) cudaGetLastError ();
+
+      if (stream_id != 0)
+        {
+          seen[next].id = stream_id;
+          seen[next].device = d;
+          seen[next].context = *context;
+          next = (next + 1) % N_CACHED_STREAMS;
+        }
     }
   else
     {
@@ -309,7 +351,7 @@ ds_cuda_scope_enter (DsCudaScope  *scope,
       if (previous == context)
         return TRUE;
 
-      if (cuda.ctx_set_current (context) != 0)
+      if (DRIVER (cuda.ctx_set_current (context)) != 0)
         return ds_cuda_set_error (error, cudaErrorInvalidResourceHandle,
                                   "cuCtxSetCurrent");
       scope->switched = TRUE;
@@ -350,7 +392,7 @@ ds_cuda_scope_leave (DsCudaScope *scope)
 
   if (scope->restore_context)
     {
-      if (cuda.ctx_set_current (scope->previous_context) != 0)
+      if (DRIVER (cuda.ctx_set_current (scope->previous_context)) != 0)
         g_warning ("Could not restore the caller's CUDA context");
     }
   else if (scope->previous_device >= 0)
