@@ -20,6 +20,7 @@
 #pragma once
 
 #include "ds-fence-private.h"
+#include "ds-scratchpad.h"
 
 G_BEGIN_DECLS
 
@@ -35,14 +36,20 @@ typedef struct
 
 typedef struct
 {
-  /* The bump window: [cur, end) of the newest block. NULL, NULL when the
-   * arena holds no block. */
-  guintptr      cur;
-  guintptr      end;
+  /* The bump window: [cur, end) of the newest block, and the counters of
+   * what was handed out since the last release. It lives in the head of
+   * the scratchpad (ds-scratchpad.h: the inline bump), so the arena points
+   * to it. {0, 0} when the arena holds no block. */
+  _DsScratchpadWindow *window;
 
-  guint64       allocated;      /* bytes handed out since the last release */
-  guint64       n_allocations;  /* non-empty allocations since then */
   guint64       reserved;       /* bytes held from upstream */
+  guint64       n_allocations;  /* of the blocks before the newest, since
+                                 * the last release (see the window) */
+
+  /* The upstream's vtable, looked up once: blocks are taken straight
+   * through it (the arena validated the request already). */
+  DsMemoryResource                *iface_of;
+  const DsMemoryResourceInterface *iface;
 
   gsize         initial_size;
   gsize         next_size;
@@ -53,6 +60,7 @@ typedef struct
 } DsArena;
 
 void     ds_arena_init    (DsArena              *arena,
+                           _DsScratchpadWindow  *window,
                            gsize                 initial_size);
 void     ds_arena_clear   (DsArena              *arena);
 
@@ -63,17 +71,25 @@ ds_arena_try_bump (DsArena *arena,
                    gsize    size,
                    gsize    alignment)
 {
-  guintptr p = (arena->cur + alignment - 1) & ~(guintptr) (alignment - 1);
+  _DsScratchpadWindow *w = arena->window;
+  guintptr p = (w->_cur + alignment - 1) & ~(guintptr) (alignment - 1);
 
-  if (G_LIKELY (p >= arena->cur && p <= arena->end && size <= arena->end - p))
+  if (G_LIKELY (p >= w->_cur && p <= w->_end && size <= w->_end - p))
     {
-      arena->cur = p + size;
-      arena->allocated += size;
-      arena->n_allocations++;
+      w->_cur = p + size;
+      w->_allocated += size;
+      w->_n_allocations++;
       return (gpointer) p;
     }
 
   return NULL;
+}
+
+/* The non-empty allocations since the last release. */
+static inline guint64
+ds_arena_get_n_allocations (const DsArena *arena)
+{
+  return arena->n_allocations + arena->window->_n_allocations;
 }
 
 /* The size of the next block for a request of @size bytes aligned to

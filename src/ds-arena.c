@@ -11,10 +11,13 @@
 #include "ds-memory-resource.h"
 
 void
-ds_arena_init (DsArena *arena,
-               gsize    initial_size)
+ds_arena_init (DsArena             *arena,
+               _DsScratchpadWindow *window,
+               gsize                initial_size)
 {
   memset (arena, 0, sizeof *arena);
+  memset (window, 0, sizeof *window);
+  arena->window = window;
   arena->initial_size = initial_size;
   arena->next_size = initial_size;
 }
@@ -78,12 +81,17 @@ ds_arena_grow (DsArena              *arena,
       arena->blocks_capacity = capacity;
     }
 
-  if (order != NULL)
-    block = ds_memory_resource_allocate_async (upstream, block_size,
-                                               DS_ARENA_BLOCK_ALIGNMENT, order, error);
+  if (G_UNLIKELY (arena->iface_of != upstream))
+    {
+      arena->iface = DS_MEMORY_RESOURCE_GET_IFACE (upstream);
+      arena->iface_of = upstream;
+    }
+
+  if (order != NULL && arena->iface->allocate_async != NULL)
+    block = arena->iface->allocate_async (upstream, block_size, DS_ARENA_BLOCK_ALIGNMENT,
+                                          order, error);
   else
-    block = ds_memory_resource_allocate (upstream, block_size,
-                                         DS_ARENA_BLOCK_ALIGNMENT, error);
+    block = arena->iface->allocate (upstream, block_size, DS_ARENA_BLOCK_ALIGNMENT, error);
   if (block == NULL)
     {
       if (error != NULL && *error == NULL)
@@ -98,8 +106,10 @@ ds_arena_grow (DsArena              *arena,
   arena->n_blocks++;
   arena->reserved += block_size;
   arena->next_size = block_size <= G_MAXSIZE / 2 ? block_size * 2 : block_size;
-  arena->cur = (guintptr) block;
-  arena->end = (guintptr) block + block_size;
+  arena->n_allocations += arena->window->_n_allocations;
+  arena->window->_n_allocations = 0;
+  arena->window->_cur = (guintptr) block;
+  arena->window->_end = (guintptr) block + block_size;
 
   ptr = ds_arena_try_bump (arena, size, alignment);
   g_assert (ptr != NULL);
@@ -140,9 +150,7 @@ void
 ds_arena_abandon (DsArena *arena)
 {
   arena->n_blocks = 0;
-  arena->cur = 0;
-  arena->end = 0;
-  arena->allocated = 0;
+  memset (arena->window, 0, sizeof *arena->window);
   arena->n_allocations = 0;
   arena->reserved = 0;
   arena->next_size = arena->initial_size;

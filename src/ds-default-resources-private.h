@@ -14,21 +14,26 @@
 
 G_BEGIN_DECLS
 
-/* A new default resource of @kind for @device (>= 0; ignored for host),
+/* A new default resource of @kind for @device (>= 0) and the driver
+ * context @context (NULL: the primary one), both ignored for host memory,
  * as get_default () creates them: a DsPoolResource over the raw resource
- * of that kind, bound to @device and to the driver context current now. */
+ * of that kind, bound to that device and context. */
 DsMemoryResource *ds_default_resource_new        (DsMemoryKind   kind,
                                                   gint           device,
+                                                  gpointer       context,
                                                   GError       **error);
 
-/* ds_memory_resource_get_default () for a scratchpad's hot path: called
- * with the device and driver context of the scratchpad's device order,
- * and remembers per thread and kind the last answer for (@device,
- * @context), so a lifecycle that needs the same default again takes no
- * lock and makes no CUDA call. set_default () invalidates it. */
+/* The default for a scratchpad's device order: of @kind for @device in
+ * the driver context @context (that of the order's stream; the primary one
+ * of @device and NULL mean the same), whatever the calling thread has
+ * current. Remembers per thread and kind the last answer, so a lifecycle
+ * that needs the same default again takes no lock and makes no CUDA call;
+ * set_default () invalidates it. *@self_scoped: the resource is one ds
+ * created, which enters its device and context by itself. */
 DsMemoryResource *ds_default_resource_get_cached (DsMemoryKind   kind,
                                                   gint           device,
                                                   gpointer       context,
+                                                  gboolean      *self_scoped,
                                                   GError       **error);
 
 G_END_DECLS

@@ -35,9 +35,24 @@ typedef struct
   gpointer     context;
 } RegistryKey;
 
+typedef struct
+{
+  DsMemoryResource *resource;      /* one reference */
+  gboolean          self_scoped;   /* created by ds: enters its own context */
+} RegistryEntry;
+
+static void
+registry_entry_free (gpointer data)
+{
+  RegistryEntry *entry = data;
+
+  g_object_unref (entry->resource);
+  g_free (entry);
+}
+
 static GMutex registry_lock;
 static gint registry_epoch = 1;  /* bumped by set_default (); 0 = never */
-static GHashTable *registry;   /* RegistryKey* -> DsMemoryResource* (owned) */
+static GHashTable *registry;   /* RegistryKey* -> RegistryEntry* (owned) */
 static GPtrArray *graveyard;   /* replaced defaults, kept alive */
 
 static guint
@@ -63,7 +78,7 @@ registry_ensure (void)
   if (registry == NULL)
     {
       registry = g_hash_table_new_full (registry_key_hash, registry_key_equal,
-                                        g_free, g_object_unref);
+                                        g_free, registry_entry_free);
       graveyard = g_ptr_array_new_with_free_func (g_object_unref);
     }
 }
@@ -126,6 +141,7 @@ registry_context_for (DsMemoryKind kind,
 DsMemoryResource *
 ds_default_resource_new (DsMemoryKind   kind,
                          gint           device,
+                         gpointer       context,
                          GError       **error)
 {
   g_autoptr(DsMemoryResource) upstream = NULL;
@@ -152,8 +168,48 @@ ds_default_resource_new (DsMemoryKind   kind,
       break;
     }
 
-  return ds_pool_resource_new_for_device (upstream, device);
+  return ds_pool_resource_new_for_device (upstream, device, context);
 }
+/* The default of @kind for (@device, @context), created if there is none
+ * yet. *@self_scoped: it is one ds created. */
+static DsMemoryResource *
+lookup (DsMemoryKind   kind,
+        gint           device,
+        gpointer       context,
+        gboolean      *self_scoped,
+        GError       **error)
+{
+  RegistryKey key = { kind, device, context };
+  RegistryEntry *entry;
+
+  g_mutex_lock (&registry_lock);
+  registry_ensure ();
+  entry = g_hash_table_lookup (registry, &key);
+  if (entry == NULL)
+    {
+      DsMemoryResource *resource = ds_default_resource_new (kind, device, context, error);
+
+      if (resource != NULL)
+        {
+          g_debug ("Created the default %s resource for device %d: %s",
+                   ds_memory_kind_get_nick (kind), device,
+                   G_OBJECT_TYPE_NAME (resource));
+          entry = g_new (RegistryEntry, 1);
+          entry->resource = resource;
+          entry->self_scoped = TRUE;
+          g_hash_table_insert (registry, g_memdup2 (&key, sizeof key), entry);
+        }
+    }
+  g_mutex_unlock (&registry_lock);
+
+  if (entry == NULL)
+    return NULL;
+  if (self_scoped != NULL)
+    *self_scoped = entry->self_scoped;
+
+  return entry->resource;
+}
+
 /**
  * ds_memory_resource_get_default:
  * @kind: a memory kind
@@ -181,9 +237,6 @@ ds_memory_resource_get_default (DsMemoryKind   kind,
                                 gint           device,
                                 GError       **error)
 {
-  RegistryKey key;
-  DsMemoryResource *resource;
-
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!ds_memory_check_kind (kind, error))
@@ -197,27 +250,7 @@ ds_memory_resource_get_default (DsMemoryKind   kind,
   if (!resolve_device (kind, &device, error))
     return NULL;
 
-  key.kind = kind;
-  key.device = device;
-  key.context = registry_context_for (kind, device);
-
-  g_mutex_lock (&registry_lock);
-  registry_ensure ();
-  resource = g_hash_table_lookup (registry, &key);
-  if (resource == NULL)
-    {
-      resource = ds_default_resource_new (kind, device, error);
-      if (resource != NULL)
-        {
-          g_debug ("Created the default %s resource for device %d: %s",
-                   ds_memory_kind_get_nick (kind), device,
-                   G_OBJECT_TYPE_NAME (resource));
-          g_hash_table_insert (registry, g_memdup2 (&key, sizeof key), resource);
-        }
-    }
-  g_mutex_unlock (&registry_lock);
-
-  return resource;
+  return lookup (kind, device, registry_context_for (kind, device), NULL, error);
 }
 
 /**
@@ -245,7 +278,7 @@ ds_memory_resource_set_default (DsMemoryKind      kind,
                                 DsMemoryResource *resource)
 {
   RegistryKey key;
-  DsMemoryResource *old;
+  RegistryEntry *old;
   g_autoptr(GError) error = NULL;
 
   g_return_if_fail (DS_MEMORY_KIND_IS_VALID (kind));
@@ -268,11 +301,17 @@ ds_memory_resource_set_default (DsMemoryKind      kind,
   old = g_hash_table_lookup (registry, &key);
   if (old != NULL)
     {
-      g_ptr_array_add (graveyard, g_object_ref (old));
+      g_ptr_array_add (graveyard, g_object_ref (old->resource));
       g_hash_table_remove (registry, &key);
     }
   if (resource != NULL)
-    g_hash_table_insert (registry, g_memdup2 (&key, sizeof key), g_object_ref (resource));
+    {
+      RegistryEntry *entry = g_new (RegistryEntry, 1);
+
+      entry->resource = g_object_ref (resource);
+      entry->self_scoped = FALSE;
+      g_hash_table_insert (registry, g_memdup2 (&key, sizeof key), entry);
+    }
   g_atomic_int_inc (&registry_epoch);
   g_mutex_unlock (&registry_lock);
 }
@@ -283,6 +322,7 @@ typedef struct
   gint              device;
   gpointer          context;
   DsMemoryResource *resource;   /* no reference: the registry keeps it alive */
+  gboolean          self_scoped;
 } DefaultCacheEntry;
 
 /* initial-exec: libds is loaded at start-up (not dlopen()ed late), and
@@ -292,25 +332,47 @@ static __thread DefaultCacheEntry default_cache[DS_N_MEMORY_KINDS]
 
 DsMemoryResource *
 ds_default_resource_get_cached (DsMemoryKind   kind,
-                                       gint           device,
-                                       gpointer       context,
-                                       GError       **error)
+                                gint           device,
+                                gpointer       context,
+                                gboolean      *self_scoped,
+                                GError       **error)
 {
   DefaultCacheEntry *entry = &default_cache[kind];
   gint epoch = g_atomic_int_get (&registry_epoch);
   DsMemoryResource *resource;
+  gboolean scoped = FALSE;
+  gpointer key_context;
 
   if (G_LIKELY (entry->epoch == epoch && entry->device == device &&
                 entry->context == context && device >= 0))
-    return entry->resource;
+    {
+      *self_scoped = entry->self_scoped;
+      return entry->resource;
+    }
 
-  resource = ds_memory_resource_get_default (kind, device, error);
-  if (resource != NULL && device >= 0)
+  if (kind == DS_MEMORY_KIND_HOST)
+    {
+      resource = lookup (kind, 0, NULL, &scoped, error);
+    }
+  else
+    {
+      if (device < 0)
+        return ds_memory_resource_get_default (kind, device, error);
+      if (!resolve_device (kind, &device, error))
+        return NULL;
+      /* The primary context of a device and "not known" share an entry. */
+      key_context = context == ds_cuda_get_primary_context (device) ? NULL : context;
+      resource = lookup (kind, device, key_context, &scoped, error);
+    }
+
+  if (resource != NULL)
     {
       entry->epoch = epoch;
       entry->device = device;
       entry->context = context;
       entry->resource = resource;
+      entry->self_scoped = scoped;
+      *self_scoped = scoped;
     }
 
   return resource;

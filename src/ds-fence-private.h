@@ -8,20 +8,25 @@
  *     every pool: cudaStreamGetId () tells streams apart even when a
  *     destroyed stream's handle is reused.
  *  2. A block given back in a stream's order may still be used by work
- *     queued on that stream. It is tagged with a fence (stream, seq): the
- *     seq-th release recorded on that stream.
+ *     queued on that stream. It is tagged with a fence (stream, seq): seq
+ *     counts the releases on that stream. Giving back costs no CUDA call.
  *  3. The same stream may take the block again at once: stream order keeps
- *     the new work behind the old.
+ *     the new work behind the old. No event, no query, ever.
  *  4. Anyone else (another stream, the host) takes it only once the fence
- *     is known complete: all fences <= DsStreamState.completed are; newer
- *     ones are checked with the CUDA event recorded for them, without
- *     waiting (poll), by making a stream wait for it, or by blocking.
+ *     is known complete: all seqs <= DsStreamState.completed are. A stream
+ *     is checked (one cudaStreamQuery; an event only if it is busy) at a
+ *     release, where it is known to be alive, and only once others have
+ *     wanted its blocks: then every 4th release, so a block that keeps
+ *     going to the host (pinned staging) costs a quarter of a query. The
+ *     first release of each stream is checked as well.
  *  5. A release batch gives every block of one scratchpad release back
  *     under one fence per stream, however many kinds and blocks it holds.
  *  6. Events outlive streams, so the fences of a destroyed stream complete
- *     when its work does; a fence whose event could not be recorded never
- *     completes (DS_FENCE_LOST): its blocks are held back for good rather
- *     than reused while work may still use them.
+ *     when its work does; a fence never checked is resolved, where someone
+ *     must block for it, by synchronizing the stream's device, which also
+ *     covers a stream destroyed since. A fence whose event could not be
+ *     recorded never completes (DS_FENCE_LOST): its blocks are held back
+ *     for good rather than reused while work may still use them.
  */
 
 #pragma once
@@ -58,12 +63,14 @@ struct _DsStreamState
   gint      device;
   gpointer  context;
 
-  guint64   completed;     /* every fence <= this has completed (atomic) */
+  guint64   released;      /* the last release seq handed out (atomic) */
+  guint64   completed;     /* every seq <= this has completed (atomic) */
+  gint      wanted;        /* others have wanted its blocks (atomic, sticky) */
 
-  /* The fences recorded and not known complete yet: ds-fence.c only. */
+  /* ds-fence.c only. */
   GMutex    lock;
-  guint64   recorded;
-  gpointer  fences;
+  guint64   checked;       /* the seq of the last check (under lock) */
+  gpointer  fences;        /* events recorded, oldest first, by seq */
   guint     fence_head;
   guint     n_fences;
   guint     fence_cap;
@@ -106,22 +113,26 @@ ds_stream_state_known_complete (DsStreamState *self,
 }
 
 /* Marks the end, in @order's stream (that of @self), of the work that may
- * use blocks given back now, as the release policy says: returns the
- * fence seq their reuse by others must wait for, 0 when there is nothing
- * to wait for, or DS_FENCE_LOST. */
+ * use blocks given back now: returns the seq of this release, their
+ * fence, or DS_FENCE_LOST. Checks the stream (or records an event) as the
+ * release policy says. */
 guint64        ds_stream_state_record       (DsStreamState       *self,
                                              const DsAccessOrder *order,
                                              DsFenceCounters     *counters);
-/* Whether the fence @seq has completed; checks without waiting. */
+/* Whether the fence @seq has completed; checks without waiting (an event
+ * query). A fence without an event cannot be checked here: the stream is
+ * marked wanted, so that its next releases check it. */
 gboolean       ds_stream_state_poll         (DsStreamState       *self,
                                              guint64              seq,
                                              DsFenceCounters     *counters);
-/* Blocks until the fence @seq has completed. FALSE if it never will. */
+/* Blocks until the fence @seq has completed (its event, or else the
+ * stream's whole device). FALSE if it never will. */
 gboolean       ds_stream_state_wait         (DsStreamState       *self,
                                              guint64              seq,
                                              DsFenceCounters     *counters);
 /* Makes @order's stream wait for the fence @seq, without blocking the
- * host. FALSE if it cannot. */
+ * host where the fence has an event (else as ds_stream_state_wait ()).
+ * FALSE if it cannot. */
 gboolean       ds_stream_state_make_wait    (DsStreamState       *self,
                                              guint64              seq,
                                              const DsAccessOrder *order,
@@ -135,10 +146,15 @@ guint          ds_stream_state_count        (void);
 
 typedef enum
 {
+  /* The default: no CUDA call at a release unless others have wanted the
+   * stream's blocks; then every 4th release queries the stream (records
+   * an event only if it is busy). The first release of a stream is
+   * checked so too. */
+  DS_FENCE_RELEASE_LAZY,
   /* Every release on a stream records one event (DALI's behaviour). */
   DS_FENCE_RELEASE_RECORD,
-  /* cudaStreamQuery () first: when the stream is idle, the blocks are
-   * reusable at once and no event is recorded; otherwise record one. */
+  /* Every release queries the stream first: when it is idle, the blocks
+   * are reusable at once and no event is recorded; otherwise record one. */
   DS_FENCE_RELEASE_QUERY_IDLE,
   /* Like QUERY_IDLE while the stream is found idle; after a release that
    * found it busy, the next 7 releases on that stream record at once
@@ -157,8 +173,9 @@ typedef enum
   DS_FENCE_CROSS_STREAM_WAIT,
 } DsFenceCrossStreamPolicy;
 
-/* The defaults come from measurement (see ds-fence.c); DS_POOL_RELEASE and
- * DS_POOL_CROSS_STREAM in the environment override them, as does this. */
+/* The defaults come from measurement (see ds-fence.c); DS_POOL_RELEASE
+ * (lazy, record, query-idle, adaptive) and DS_POOL_CROSS_STREAM (query,
+ * wait) in the environment override them, as does this. */
 void           ds_fence_set_policies        (DsFenceReleasePolicy      release,
                                              DsFenceCrossStreamPolicy  cross_stream);
 void           ds_fence_get_policies        (DsFenceReleasePolicy     *release,

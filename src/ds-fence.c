@@ -18,6 +18,9 @@
 /* A stream's fences are checked for completion (to reuse their events)
  * once this many are outstanding. */
 #define RECYCLE_FENCES_AT 4
+/* A stream whose blocks others want is checked at every CHECK_EVERY-th
+ * release (lazy policy). */
+#define CHECK_EVERY       4
 /* Thread-local cache of stream states. */
 #define N_TLS_STREAMS     4
 
@@ -27,13 +30,13 @@ typedef struct
   guint64  seq;
 } Fence;
 
-/* ADAPTIVE by measurement (bench-pool on the H200, two runs): against
- * RECORD it took the four-kind lifecycle on an idle stream from 2 CUDA
- * calls to 1 and 0.93-0.94x the time, and stayed within 0.99-1.04x on
- * device-only lifecycles on nearly idle and busy streams. QUERY for
- * cross-stream reuse: WAIT measured 0.89-0.93x with a 4-byte memset but
- * 1.22x with a full 4 MiB memset. */
-static DsFenceReleasePolicy release_policy = DS_FENCE_RELEASE_ADAPTIVE;
+/* LAZY: a block taken again by the stream that gave it back needs no CUDA
+ * call at all, and a stream whose blocks go to the host or other streams
+ * costs a quarter of a query per release (bench-pool compares the four
+ * policies; ADAPTIVE, the previous default, cost 1 query per release).
+ * QUERY for cross-stream reuse: WAIT measured 0.89-0.93x with a 4-byte
+ * memset but 1.22x with a full 4 MiB memset (H200). */
+static DsFenceReleasePolicy release_policy = DS_FENCE_RELEASE_LAZY;
 static DsFenceCrossStreamPolicy cross_stream_policy = DS_FENCE_CROSS_STREAM_QUERY;
 static gsize policies_initialized;
 
@@ -55,8 +58,10 @@ policies_init (void)
         release_policy = DS_FENCE_RELEASE_QUERY_IDLE;
       else if (g_strcmp0 (release, "record") == 0)
         release_policy = DS_FENCE_RELEASE_RECORD;
-      else if (release != NULL && g_strcmp0 (release, "adaptive") != 0)
-        g_warning ("DS_POOL_RELEASE=%s is not one of record, query-idle, adaptive", release);
+      else if (g_strcmp0 (release, "adaptive") == 0)
+        release_policy = DS_FENCE_RELEASE_ADAPTIVE;
+      else if (release != NULL && g_strcmp0 (release, "lazy") != 0)
+        g_warning ("DS_POOL_RELEASE=%s is not one of lazy, record, query-idle, adaptive", release);
 
       if (g_strcmp0 (cross, "wait") == 0)
         cross_stream_policy = DS_FENCE_CROSS_STREAM_WAIT;
@@ -338,6 +343,18 @@ fence_push (DsStreamState *ss,
   ss->n_fences++;
 }
 
+static void
+mark_completed (DsStreamState *ss,
+                guint64        seq)
+{
+  guint64 done = __atomic_load_n (&ss->completed, __ATOMIC_RELAXED);
+
+  while (seq > done &&
+         !__atomic_compare_exchange_n (&ss->completed, &done, seq, TRUE,
+                                       __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+    ;
+}
+
 /* Marks the @n oldest fences completed and keeps their events. */
 static void
 fences_retire_locked (DsStreamState *ss,
@@ -355,8 +372,7 @@ fences_retire_locked (DsStreamState *ss,
       ss->n_fences--;
     }
 
-  if (last > ss->completed)
-    __atomic_store_n (&ss->completed, last, __ATOMIC_RELEASE);
+  mark_completed (ss, last);
 }
 
 /* Checks the outstanding fences without waiting, newest first: when the
@@ -399,6 +415,14 @@ poll_locked (DsStreamState   *ss,
     }
 }
 
+/* Whether a recorded event covers @seq. Called with the lock held. */
+static inline gboolean
+has_fence_locked (DsStreamState *ss,
+                  guint64        seq)
+{
+  return ss->n_fences > 0 && fence_at (ss, ss->n_fences - 1)->seq >= seq;
+}
+
 gboolean
 ds_stream_state_poll (DsStreamState   *self,
                       guint64          seq,
@@ -413,7 +437,23 @@ ds_stream_state_poll (DsStreamState   *self,
 
   g_mutex_lock (&self->lock);
   if (seq > self->completed)
-    poll_locked (self, seq, counters);
+    {
+      if (has_fence_locked (self, seq))
+        {
+          DsCudaScope scope;
+
+          /* Events are queried in the context they belong to. */
+          if (ds_cuda_scope_enter (&scope, self->device, self->context, NULL))
+            {
+              poll_locked (self, seq, counters);
+              ds_cuda_scope_leave (&scope);
+            }
+        }
+      else if (!g_atomic_int_get (&self->wanted))
+        {
+          g_atomic_int_set (&self->wanted, TRUE);
+        }
+    }
   done = seq <= self->completed;
   g_mutex_unlock (&self->lock);
 
@@ -421,7 +461,7 @@ ds_stream_state_poll (DsStreamState   *self,
 }
 
 /* The index of the oldest outstanding fence at or after @seq, which covers
- * it (the newest when none is). Called with the lock held, n_fences > 0. */
+ * it. Called with the lock held, has_fence_locked (). */
 static guint
 covering_fence_locked (DsStreamState *ss,
                        guint64        seq)
@@ -432,6 +472,55 @@ covering_fence_locked (DsStreamState *ss,
     ;
 
   return i;
+}
+
+/* For a fence without an event: the stream may be gone, so its handle
+ * cannot be used; synchronizing its device covers it (and every other
+ * release of the stream so far). Called with the lock held. */
+static gboolean
+drain_device_locked (DsStreamState   *ss,
+                     DsFenceCounters *counters)
+{
+  guint64 released = __atomic_load_n (&ss->released, __ATOMIC_ACQUIRE);
+  GError *error = NULL;
+  DsCudaScope scope;
+  gboolean ok;
+
+  counters->event_waits++;
+  if (!ds_cuda_scope_enter (&scope, ss->device, ss->context, &error))
+    {
+      stream_state_warn (ss, error);
+      return FALSE;
+    }
+  ok = ds_cuda_device_synchronize (&error);
+  ds_cuda_scope_leave (&scope);
+  if (!ok)
+    {
+      stream_state_warn (ss, error);
+      return FALSE;
+    }
+
+  while (ss->n_fences > 0)
+    fences_retire_locked (ss, ss->n_fences);
+  mark_completed (ss, released);
+  return TRUE;
+}
+
+/* Blocks on @event, in the context of @ss. */
+static gboolean
+event_synchronize (DsStreamState  *ss,
+                   gpointer        event,
+                   GError        **error)
+{
+  DsCudaScope scope;
+  gboolean ok;
+
+  if (!ds_cuda_scope_enter (&scope, ss->device, ss->context, error))
+    return FALSE;
+  ok = ds_cuda_event_synchronize (event, error);
+  ds_cuda_scope_leave (&scope);
+
+  return ok;
 }
 
 gboolean
@@ -447,13 +536,20 @@ ds_stream_state_wait (DsStreamState   *self,
     return FALSE;
 
   g_mutex_lock (&self->lock);
-  while (seq > self->completed && self->n_fences > 0)
+  while (seq > self->completed)
     {
-      guint i = covering_fence_locked (self, seq);
       GError *error = NULL;
+      guint i;
 
+      if (!has_fence_locked (self, seq))
+        {
+          drain_device_locked (self, counters);
+          break;
+        }
+
+      i = covering_fence_locked (self, seq);
       counters->event_waits++;
-      if (!ds_cuda_event_synchronize (fence_at (self, i)->event, &error))
+      if (!event_synchronize (self, fence_at (self, i)->event, &error))
         {
           stream_state_warn (self, error);
           break;
@@ -480,18 +576,27 @@ ds_stream_state_make_wait (DsStreamState       *self,
     return FALSE;
 
   g_mutex_lock (&self->lock);
-  if (seq > self->completed && self->n_fences > 0)
+  if (seq > self->completed && has_fence_locked (self, seq))
     {
       GError *error = NULL;
+      DsCudaScope scope;
 
+      /* The waiting stream's context: the event may be of another. */
       counters->stream_waits++;
-      ok = ds_cuda_stream_wait_event (order->stream,
-                                      fence_at (self, covering_fence_locked (self, seq))->event,
-                                      &error);
+      ok = ds_access_order_enter (order, &scope, &error);
+      if (ok)
+        {
+          ok = ds_cuda_stream_wait_event (order->stream,
+                                          fence_at (self, covering_fence_locked (self, seq))->event,
+                                          &error);
+          ds_cuda_scope_leave (&scope);
+        }
       stream_state_warn (self, error);
     }
   else
     {
+      if (seq > self->completed)
+        drain_device_locked (self, counters);
       ok = seq <= self->completed;
     }
   g_mutex_unlock (&self->lock);
@@ -520,21 +625,88 @@ take_event_locked (DsStreamState   *ss,
   return event;
 }
 
-/* Whether the release policy says to ask the stream first. */
+/* Whether the release policy says to check the stream at the release
+ * @seq, and whether to ask it (query) before recording an event. */
 static gboolean
-query_first (DsStreamState *ss)
+wants_check (DsStreamState *ss,
+             guint64        seq,
+             gboolean      *query)
 {
+  *query = TRUE;
+
   switch (release_policy)
     {
+    case DS_FENCE_RELEASE_LAZY:
+      /* The first release of a stream is checked too: a stream made for
+       * one unit of work and destroyed after it then leaves fenced blocks,
+       * which others can reuse once its work is done. ss->checked is read
+       * without the lock: a stale value only moves a check by one release. */
+      return seq == 1 ||
+             (g_atomic_int_get (&ss->wanted) &&
+              seq - __atomic_load_n (&ss->checked, __ATOMIC_RELAXED) >= CHECK_EVERY);
     case DS_FENCE_RELEASE_QUERY_IDLE:
       return TRUE;
     case DS_FENCE_RELEASE_ADAPTIVE:
-      return g_atomic_int_get (&ss->skip_queries) <= 0 ||
-             g_atomic_int_add (&ss->skip_queries, -1) <= 0;
+      *query = g_atomic_int_get (&ss->skip_queries) <= 0 ||
+               g_atomic_int_add (&ss->skip_queries, -1) <= 0;
+      return TRUE;
     case DS_FENCE_RELEASE_RECORD:
     default:
-      return FALSE;
+      *query = FALSE;
+      return TRUE;
     }
+}
+
+/* Checks @order's stream at the release @seq: idle, every release so far
+ * has completed; busy, an event is recorded for them. FALSE if neither
+ * worked (the caller then waits for the stream). Called in the stream's
+ * scope. */
+static gboolean
+check_stream (DsStreamState   *ss,
+              guint64          seq,
+              gboolean         query,
+              gpointer         stream,
+              DsFenceCounters *counters)
+{
+  GError *error = NULL;
+  gpointer event;
+  gboolean recorded = FALSE;
+
+  if (query)
+    {
+      DsCudaStatus status = ds_cuda_stream_query (stream, NULL);
+
+      counters->event_queries++;
+      if (status == DS_CUDA_DONE)
+        {
+          __atomic_store_n (&ss->checked, seq, __ATOMIC_RELAXED);
+          mark_completed (ss, seq);
+          return TRUE;
+        }
+      if (status == DS_CUDA_PENDING && release_policy == DS_FENCE_RELEASE_ADAPTIVE)
+        g_atomic_int_set (&ss->skip_queries, 7);
+    }
+
+  g_mutex_lock (&ss->lock);
+  event = take_event_locked (ss, counters);
+  if (event != NULL && ds_cuda_event_record (event, stream, &error))
+    {
+      /* It covers every release numbered so far, on any thread. */
+      guint64 covered = __atomic_load_n (&ss->released, __ATOMIC_ACQUIRE);
+
+      counters->events_recorded++;
+      fence_push (ss, event, covered);
+      __atomic_store_n (&ss->checked, covered, __ATOMIC_RELAXED);
+      recorded = TRUE;
+    }
+  else if (event != NULL)
+    {
+      stream_state_warn (ss, error);
+      spare_push (ss, event);
+    }
+  g_mutex_unlock (&ss->lock);
+
+  return recorded;
 }
 
 guint64
@@ -542,14 +714,21 @@ ds_stream_state_record (DsStreamState       *self,
                         const DsAccessOrder *order,
                         DsFenceCounters     *counters)
 {
-  GError *error = NULL;
+  guint64 seq = __atomic_add_fetch (&self->released, 1, __ATOMIC_ACQ_REL);
   DsCudaScope scope;
-  gpointer event;
-  guint64 seq;
+  gboolean query;
 
   /* Without a device nothing can have been queued. */
-  if (!ds_cuda_ensure_available (NULL))
-    return 0;
+  if (G_UNLIKELY (!ds_cuda_ensure_available (NULL)))
+    {
+      mark_completed (self, seq);
+      return seq;
+    }
+
+  policies_init ();
+  if (!wants_check (self, seq, &query))
+    return seq;
+
   if (!ds_access_order_enter (order, &scope, NULL))
     {
       g_warning ("Cannot enter the device of a stream that blocks were "
@@ -557,46 +736,14 @@ ds_stream_state_record (DsStreamState       *self,
       return DS_FENCE_LOST;
     }
 
-  policies_init ();
-  if (query_first (self))
-    {
-      DsCudaStatus status = ds_cuda_stream_query (order->stream, NULL);
-
-      counters->event_queries++;
-      if (status == DS_CUDA_DONE)
-        {
-          ds_cuda_scope_leave (&scope);
-          return 0;
-        }
-      if (status == DS_CUDA_PENDING && release_policy == DS_FENCE_RELEASE_ADAPTIVE)
-        g_atomic_int_set (&self->skip_queries, 7);
-    }
-
-  g_mutex_lock (&self->lock);
-  event = take_event_locked (self, counters);
-  if (event != NULL && ds_cuda_event_record (event, order->stream, &error))
-    {
-      counters->events_recorded++;
-      seq = ++self->recorded;
-      fence_push (self, event, seq);
-    }
-  else
-    {
-      if (event != NULL)
-        {
-          stream_state_warn (self, error);
-          spare_push (self, event);
-        }
-      seq = DS_FENCE_LOST;
-    }
-  g_mutex_unlock (&self->lock);
-
-  if (seq == DS_FENCE_LOST)
+  if (!check_stream (self, seq, query, order->stream, counters))
     {
       /* Last resort: wait for the stream here. */
       counters->event_waits++;
       if (ds_cuda_stream_synchronize (order->stream, NULL))
-        seq = 0;
+        mark_completed (self, seq);
+      else
+        seq = DS_FENCE_LOST;
     }
 
   ds_cuda_scope_leave (&scope);

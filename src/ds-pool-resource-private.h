@@ -11,9 +11,10 @@
 G_BEGIN_DECLS
 
 /* A pool over @upstream whose upstream calls, from any thread, run on
- * @device (>= 0; ignored for host memory) and in the driver context
- * current at its first upstream allocation. */
+ * @device (>= 0) in the driver context @context (NULL: the device's
+ * primary context); both are ignored for host memory. */
 DsMemoryResource *ds_pool_resource_new_for_device (DsMemoryResource *upstream,
-                                                   gint              device);
+                                                   gint              device,
+                                                   gpointer          context);
 
 G_END_DECLS

@@ -231,7 +231,12 @@ pool_enter_scope (DsPoolResource *self,
       return TRUE;
     }
 
-  return ds_cuda_scope_enter (scope, self->device, self->context, NULL);
+  /* Bound to a device's primary context: that one exactly, even where the
+   * calling thread has another context of the same device current. */
+  return ds_cuda_scope_enter (scope, self->device,
+                              self->context != NULL ? self->context :
+                              ds_cuda_get_primary_context (self->device),
+                              NULL);
 }
 
 /* Remembers the device and context upstream calls run in, from the first
@@ -428,7 +433,14 @@ pool_grow (DsPoolResource       *self,
   self->upstream_allocations++;
   g_mutex_unlock (&self->grow_lock);
 
-  ptr = upstream_alloc (self, up_size, up_align, order, &local_error);
+  {
+    DsCudaScope scope;
+    gboolean scoped = pool_enter_scope (self, &scope);
+
+    ptr = upstream_alloc (self, up_size, up_align, order, &local_error);
+    if (scoped)
+      ds_cuda_scope_leave (&scope);
+  }
   if (ptr == NULL && local_error != NULL &&
       g_error_matches (local_error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY))
     {
@@ -441,8 +453,13 @@ pool_grow (DsPoolResource       *self,
 
       if (freed > 0)
         {
+          DsCudaScope scope;
+          gboolean scoped = pool_enter_scope (self, &scope);
+
           g_clear_error (&local_error);
           ptr = upstream_alloc (self, up_size, up_align, order, &local_error);
+          if (scoped)
+            ds_cuda_scope_leave (&scope);
         }
     }
 
@@ -597,7 +614,7 @@ pool_alloc (DsPoolResource       *self,
 }
 
 /* Puts a block given back into the calling thread's shard. @ss (borrowed)
- * and @seq: the fence it was given back under, or NULL/0 when it is
+ * and @seq: the fence it was given back under, or NULL when it is
  * reusable by anyone at once. */
 static void
 pool_free (DsPoolResource      *self,
@@ -609,10 +626,10 @@ pool_free (DsPoolResource      *self,
            const DsAccessOrder *order)
 {
   DsPoolShard *shard;
-  gsize class_bytes = 0;
+  gsize class_bytes = 0, pending;
   guint ac, cls;
 
-  if (seq == 0)
+  if (ss != NULL && ds_stream_state_known_complete (ss, seq))
     ss = NULL;
 
   ac = ds_pool_align_class (alignment);
@@ -629,10 +646,14 @@ pool_free (DsPoolResource      *self,
       return;
     }
 
+  /* Pending on a stream: the block stays in the demand until taken out. */
+  pending = ss != NULL ? ds_pool_demand_of (size) : 0;
+
   shard = current_shard (self, NULL);
   g_mutex_lock (&shard->lock);
-  ds_pool_shard_put_locked (shard, ac, cls, class_bytes, ptr, ss, seq);
-  shard_add_demand (self, shard, -(gint64) ds_pool_demand_of (size));
+  ds_pool_shard_put_locked (shard, ac, cls, class_bytes, ptr, ss, seq, pending);
+  if (pending == 0)
+    shard_add_demand (self, shard, -(gint64) ds_pool_demand_of (size));
   g_mutex_unlock (&shard->lock);
 }
 
@@ -909,7 +930,8 @@ ds_pool_resource_new (DsMemoryResource *upstream)
 
 DsMemoryResource *
 ds_pool_resource_new_for_device (DsMemoryResource *upstream,
-                                 gint              device)
+                                 gint              device,
+                                 gpointer          context)
 {
   DsPoolResource *self;
 
@@ -917,7 +939,11 @@ ds_pool_resource_new_for_device (DsMemoryResource *upstream,
 
   self = g_object_new (DS_TYPE_POOL_RESOURCE, "upstream", upstream, NULL);
   if (self->kind != DS_MEMORY_KIND_HOST)
-    self->device = device;
+    {
+      self->device = device;
+      self->context = context;
+      self->have_context = TRUE;
+    }
 
   return DS_MEMORY_RESOURCE (self);
 }

@@ -13,6 +13,12 @@
  * back in the requester's own stream, or one whose fence has completed.
  * Size classes are multiples of 256 bytes up to 2 KiB, then four per power
  * of two, so a block is at most 25% larger than asked for.
+ *
+ * Demand: each shard counts the bytes its thread took, minus those given
+ * back. A block given back under a fence not known complete stays counted
+ * (its stream's work may still use it) until it is taken again or given
+ * back upstream; the pool's memory bound (twice the peak demand) thus
+ * covers blocks in flight on streams.
  */
 
 #pragma once
@@ -90,6 +96,7 @@ struct _DsPoolBlock
   gpointer       ptr;
   DsStreamState *ss;        /* NULL: reusable by anyone (one reference) */
   guint64        seq;       /* with @ss: the fence it was given back under */
+  gsize          pending;   /* demand still counted for it (see below) */
 };
 
 typedef struct
@@ -124,14 +131,17 @@ ds_pool_shard_peek_n_cached (DsPoolShard *shard)
 }
 
 /* Files a block given back under the fence (@ss, @seq) (@ss NULL: none;
- * the shard takes a reference). Called with the lock held. */
+ * the shard takes a reference). @pending: the demand that stays counted
+ * for it in this shard until it is taken out again. Called with the lock
+ * held. */
 void         ds_pool_shard_put_locked   (DsPoolShard         *shard,
                                          guint                ac,
                                          guint                cls,
                                          gsize                class_bytes,
                                          gpointer             ptr,
                                          DsStreamState       *ss,
-                                         guint64              seq);
+                                         guint64              seq,
+                                         gsize                pending);
 
 /* A block of class (@ac, @cls) that a request in @order (NULL: host
  * order) may use now, or NULL; its fence's stream reference goes to

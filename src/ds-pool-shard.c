@@ -119,6 +119,8 @@ take_block_locked (DsPoolShard    *shard,
   bin_unlink (bin, b);
   *ss_out = b->ss;
   b->ss = NULL;
+  if (b->pending != 0)
+    __atomic_store_n (&shard->demand, shard->demand - (gint64) b->pending, __ATOMIC_RELAXED);
   b->next = shard->spare;
   shard->spare = b;
   __atomic_store_n (&shard->n_cached, shard->n_cached - 1, __ATOMIC_RELAXED);
@@ -134,7 +136,8 @@ ds_pool_shard_put_locked (DsPoolShard   *shard,
                           gsize          class_bytes,
                           gpointer       ptr,
                           DsStreamState *ss,
-                          guint64        seq)
+                          guint64        seq,
+                          gsize          pending)
 {
   DsPoolBlock *b = shard->spare;
 
@@ -146,6 +149,7 @@ ds_pool_shard_put_locked (DsPoolShard   *shard,
   b->ptr = ptr;
   b->ss = ss != NULL ? ds_stream_state_ref (ss) : NULL;
   b->seq = seq;
+  b->pending = pending;
   bin_push_head (shard_bin (shard, ac, cls, TRUE), b);
   __atomic_store_n (&shard->n_cached, shard->n_cached + 1, __ATOMIC_RELAXED);
   shard->bytes_cached += class_bytes;

@@ -42,22 +42,21 @@ ds_scratchpad_iface_default_init (DsScratchpadIfaceInterface *iface)
  *   (%DS_ERROR_INVALID_ARGUMENT for a bad alignment, an overflowing size or
  *   an unknown kind)
  */
+/* In parentheses: the name is also a macro (ds-scratchpad.h inlines the
+ * bump when the instance is a DsScratchpad), and this is the function it
+ * falls back to. */
 gpointer
-ds_scratchpad_iface_alloc (DsScratchpadIface  *self,
-                           DsMemoryKind        kind,
-                           gsize               size,
-                           gsize               alignment,
-                           GError            **error)
+(ds_scratchpad_iface_alloc) (DsScratchpadIface  *self,
+                             DsMemoryKind        kind,
+                             gsize               size,
+                             gsize               alignment,
+                             GError            **error)
 {
-  static GType scratchpad_type;
-
   /* The scratchpad ds ships is by far the most common implementation, and
    * an interface type check plus vtable lookup costs several times the
-   * bump itself: go straight to its fast path when the instance is one. */
-  if (G_UNLIKELY (scratchpad_type == 0))
-    scratchpad_type = DS_TYPE_SCRATCHPAD;
-  if (G_LIKELY (self != NULL && G_TYPE_FROM_INSTANCE (self) == scratchpad_type))
-    return ds_scratchpad_alloc ((DsScratchpad *) self, kind, size, alignment, error);
+   * bump itself: go straight to it when the instance is one. */
+  if (G_LIKELY (self != NULL && G_TYPE_FROM_INSTANCE (self) == DS_TYPE_SCRATCHPAD))
+    return (ds_scratchpad_alloc) ((DsScratchpad *) self, kind, size, alignment, error);
 
   g_return_val_if_fail (DS_IS_SCRATCHPAD_IFACE (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);

@@ -41,6 +41,16 @@
  * stack), or keep one and call [method@Ds.Scratchpad.release] after each
  * unit of work — which is the faster path, as no object is created.
  *
+ * The settings (orders, initial sizes, resources) are properties that can
+ * be set at construction or afterwards, until the first allocation; from
+ * then on they are fixed, and setting one is a programmer error (a
+ * critical; the value stays). Plain properties rather than construct-only
+ * ones keep `g_object_new()` as cheap as for a GObject without properties.
+ *
+ * In C, [method@Ds.Scratchpad.alloc] is inlined where it can: an
+ * allocation that fits in the current block of its kind costs a few
+ * instructions, with no call.
+ *
  * One scratchpad is used by one thread at a time. It may be finalized on
  * any thread: it switches to the device and driver context of its device
  * order by itself. The resources and pools behind it are thread-safe.
@@ -48,26 +58,40 @@
 
 struct _DsScratchpad
 {
-  GObject           parent_instance;
+  GObject             parent_instance;
 
-  /* Hot: the bump windows, first. */
-  DsArena           arenas[DS_N_MEMORY_KINDS];
+  /* Hot: the bump windows, first, where _DsScratchpadHead (the inline
+   * bump of ds-scratchpad.h) expects them. */
+  _DsScratchpadWindow windows[DS_N_MEMORY_KINDS];
 
-  /* The resources blocks came from (a reference each), set on first use
-   * of a kind and kept across releases. */
-  DsMemoryResource *upstream[DS_N_MEMORY_KINDS];
-  /* Resources given as properties; NULL for the default. */
-  DsMemoryResource *resources[DS_N_MEMORY_KINDS];
+  DsArena             arenas[DS_N_MEMORY_KINDS];
+
+  /* The resources blocks came from, set on first use of a kind and kept
+   * across releases: a default one (borrowed: the registry keeps every
+   * default alive) or the one given. */
+  DsMemoryResource   *upstream[DS_N_MEMORY_KINDS];
+  /* Resources given as properties (a reference each); NULL: the default. */
+  DsMemoryResource   *resources[DS_N_MEMORY_KINDS];
+  /* Bit per kind: the upstream enters its own device and context for
+   * every CUDA call (the default pools do), so the scratchpad need not. */
+  guint               self_scoped;
+  /* Set by the first allocation: the settings are fixed from then on. */
+  gboolean            in_use;
 
   /* UNSET device_order: the legacy default stream of the current device,
    * resolved at the first allocation that needs a device. UNSET dealloc
    * orders: the device order. */
-  DsAccessOrder     device_order;
-  DsAccessOrder     pinned_dealloc_order;
-  DsAccessOrder     managed_dealloc_order;
+  DsAccessOrder       device_order;
+  DsAccessOrder       pinned_dealloc_order;
+  DsAccessOrder       managed_dealloc_order;
 
-  guint64           generation;
+  guint64             generation;
 };
+
+G_STATIC_ASSERT (G_STRUCT_OFFSET (DsScratchpad, windows) ==
+                 G_STRUCT_OFFSET (_DsScratchpadHead, _windows));
+G_STATIC_ASSERT (sizeof (((DsScratchpad *) 0)->windows) ==
+                 sizeof (((_DsScratchpadHead *) 0)->_windows));
 
 static void ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface);
 
@@ -93,31 +117,45 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
-/* EXPLICIT_NOTIFY: a construct-only property never changes after
- * construction, so there is nothing to notify; without it, GLib queues a
- * notification for each of the eleven at construction and emits them all
- * when it ends, which costs more than the rest of making a scratchpad. */
-#define CONSTRUCT_ONLY_FLAGS \
-  (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS)
+/* Plain read-write properties, accepted until the first allocation and
+ * refused (with a critical) afterwards: construct properties would make
+ * every g_object_new () set all eleven, which costs more than the rest of
+ * making a scratchpad (see set_property ()). */
+#define SETTING_FLAGS \
+  (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS)
 
-static void
+/* Sets *@dest to @src (NULL: unset); whether that changed it. */
+static gboolean
 set_order (DsAccessOrder       *dest,
            const DsAccessOrder *src)
 {
+  DsAccessOrder value;
+
   if (src != NULL)
-    *dest = *src;
+    value = *src;
   else
-    memset (dest, 0, sizeof *dest);
+    memset (&value, 0, sizeof value);
+  if (memcmp (dest, &value, sizeof value) == 0)
+    return FALSE;
+
+  *dest = value;
+  return TRUE;
 }
 
-static void
+/* Sets the first block size of @kind (0: the default); whether that
+ * changed it. Only before the first allocation. */
+static gboolean
 set_initial_size (DsScratchpad *self,
                   DsMemoryKind  kind,
                   guint64       size)
 {
   gsize s = size != 0 ? (gsize) MIN (size, (guint64) G_MAXSIZE / 2) : DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
 
-  ds_arena_init (&self->arenas[kind], s);
+  if (self->arenas[kind].initial_size == s)
+    return FALSE;
+
+  ds_arena_init (&self->arenas[kind], &self->windows[kind], s);
+  return TRUE;
 }
 
 /* Resolves the default device order, which needs a device. */
@@ -182,18 +220,23 @@ ensure_upstream (DsScratchpad  *self,
         }
       resource = self->resources[kind];
     }
-  else if (kind == DS_MEMORY_KIND_HOST)
-    resource = ds_default_resource_get_cached (kind, 0, NULL, error);
   else
-    resource = ds_default_resource_get_cached (kind, self->device_order.device,
-                                                      self->device_order.context,
-                                                      error);
-  if (resource == NULL)
-    return FALSE;
+    {
+      gboolean self_scoped = FALSE;
 
-  self->upstream[kind] = g_object_ref (resource);
-  g_debug ("Scratchpad %p takes %s memory from %s %p", self,
-           ds_memory_kind_get_nick (kind), G_OBJECT_TYPE_NAME (resource), resource);
+      if (kind == DS_MEMORY_KIND_HOST)
+        resource = ds_default_resource_get_cached (kind, 0, NULL, &self_scoped, error);
+      else
+        resource = ds_default_resource_get_cached (kind, self->device_order.device,
+                                                   self->device_order.context,
+                                                   &self_scoped, error);
+      if (resource == NULL)
+        return FALSE;
+      if (self_scoped)
+        self->self_scoped |= 1u << kind;
+    }
+
+  self->upstream[kind] = resource;
   return TRUE;
 }
 
@@ -240,6 +283,9 @@ alloc_slow (DsScratchpad  *self,
   if (ptr != NULL)
     return ptr;
 
+  /* From here on, the settings are fixed. */
+  self->in_use = TRUE;
+
   if (kind == DS_MEMORY_KIND_HOST)
     {
       if (!ensure_upstream (self, kind, error))
@@ -247,23 +293,24 @@ alloc_slow (DsScratchpad  *self,
       return ds_arena_grow (arena, self->upstream[kind], NULL, size, alignment, error);
     }
 
-  /* GPU kinds: work in the device and driver context of the device order,
-   * whatever the calling thread has current. Device memory is allocated in
-   * the device order; pinned and managed memory in host order, since the
-   * CPU fills them. */
-  if (!ensure_device_order (self, error))
+  /* GPU kinds. Device memory is allocated in the device order; pinned and
+   * managed memory in host order, since the CPU fills them. */
+  if (!ensure_device_order (self, error) || !ensure_upstream (self, kind, error))
     return NULL;
-  if (!ds_access_order_enter (&self->device_order, &scope, error))
-    return NULL;
-
   if (kind == DS_MEMORY_KIND_DEVICE && ds_access_order_is_device (&self->device_order))
     order = &self->device_order;
 
-  ptr = NULL;
-  if (ensure_upstream (self, kind, error))
-    ptr = ds_arena_grow (arena, self->upstream[kind], order, size, alignment, error);
+  /* The default pools work in the device and driver context they belong
+   * to by themselves; any other upstream is called in the device order's,
+   * whatever the calling thread has current. */
+  if (self->self_scoped & (1u << kind))
+    return ds_arena_grow (arena, self->upstream[kind], order, size, alignment, error);
 
+  if (!ds_access_order_enter (&self->device_order, &scope, error))
+    return NULL;
+  ptr = ds_arena_grow (arena, self->upstream[kind], order, size, alignment, error);
   ds_cuda_scope_leave (&scope);
+
   return ptr;
 }
 
@@ -289,12 +336,14 @@ alloc_slow (DsScratchpad  *self,
  *   %DS_ERROR_OUT_OF_MEMORY or %DS_ERROR_CUDA when the upstream fails (the
  *   scratchpad keeps what it had)
  */
+/* In parentheses: the name is also a macro (the inline bump of
+ * ds-scratchpad.h), and this is the function it falls back to. */
 gpointer
-ds_scratchpad_alloc (DsScratchpad  *self,
-                     DsMemoryKind   kind,
-                     gsize          size,
-                     gsize          alignment,
-                     GError       **error)
+(ds_scratchpad_alloc) (DsScratchpad  *self,
+                       DsMemoryKind   kind,
+                       gsize          size,
+                       gsize          alignment,
+                       GError       **error)
 {
   if (G_LIKELY (self != NULL && DS_MEMORY_KIND_IS_VALID (kind) && size != 0))
     {
@@ -329,12 +378,12 @@ ds_scratchpad_alloc (DsScratchpad  *self,
  *   [method@Ds.Scratchpad.alloc]
  */
 gpointer
-ds_scratchpad_alloc_array (DsScratchpad  *self,
-                           DsMemoryKind   kind,
-                           gsize          element_size,
-                           gsize          n_elements,
-                           gsize          alignment,
-                           GError       **error)
+(ds_scratchpad_alloc_array) (DsScratchpad  *self,
+                             DsMemoryKind   kind,
+                             gsize          element_size,
+                             gsize          n_elements,
+                             gsize          alignment,
+                             GError       **error)
 {
   gsize size;
 
@@ -346,7 +395,7 @@ ds_scratchpad_alloc_array (DsScratchpad  *self,
       return NULL;
     }
 
-  return ds_scratchpad_alloc (self, kind, size, alignment, error);
+  return (ds_scratchpad_alloc) (self, kind, size, alignment, error);
 }
 
 static gpointer
@@ -385,17 +434,19 @@ ds_scratchpad_release (DsScratchpad *self)
 {
   DsFenceBatch batch;
   DsCudaScope scope;
-  g_autoptr(GError) scope_error = NULL;
-  gboolean gpu_blocks = FALSE, in_scope = FALSE;
+  GError *scope_error = NULL;
+  gboolean in_scope = FALSE;
+  guint scoped_kinds = 0;
 
   g_return_if_fail (DS_IS_SCRATCHPAD (self));
 
+  /* Blocks of GPU kinds from an upstream that does not enter its own
+   * device and context are given back in those of the device order,
+   * whichever thread this is: one scope for all of them. */
   for (guint kind = DS_MEMORY_KIND_PINNED; kind < DS_N_MEMORY_KINDS; kind++)
-    gpu_blocks |= self->arenas[kind].n_blocks > 0;
-
-  /* Blocks of GPU kinds are returned in the device and context they were
-   * taken in, whichever thread this is: one scope for all of them. */
-  if (gpu_blocks)
+    if (self->arenas[kind].n_blocks > 0 && !(self->self_scoped & (1u << kind)))
+      scoped_kinds |= 1u << kind;
+  if (scoped_kinds != 0)
     in_scope = ds_access_order_enter (&self->device_order, &scope, &scope_error);
 
   ds_fence_batch_init (&batch);
@@ -403,12 +454,12 @@ ds_scratchpad_release (DsScratchpad *self)
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
       DsArena *arena = &self->arenas[kind];
-      g_autoptr(GError) error = NULL;
+      GError *error = NULL;
 
       if (arena->n_blocks == 0)
         continue;
 
-      if (kind != DS_MEMORY_KIND_HOST && !in_scope)
+      if ((scoped_kinds & (1u << kind)) && !in_scope)
         {
           g_warning ("Scratchpad %p: %u %s block(s) leaked rather than given "
                      "back while work may still use them: %s", self,
@@ -419,14 +470,18 @@ ds_scratchpad_release (DsScratchpad *self)
 
       if (!ds_arena_release (arena, self->upstream[kind], dealloc_order (self, kind),
                              &batch, &error))
-        g_warning ("Scratchpad %p: %s memory could not be given back in order "
-                   "and was leaked rather than reused early: %s", self,
-                   ds_memory_kind_get_nick (kind), error->message);
+        {
+          g_warning ("Scratchpad %p: %s memory could not be given back in order "
+                     "and was leaked rather than reused early: %s", self,
+                     ds_memory_kind_get_nick (kind), error->message);
+          g_error_free (error);
+        }
     }
 
   ds_fence_batch_finish (&batch);
   if (in_scope)
     ds_cuda_scope_leave (&scope);
+  g_clear_error (&scope_error);
 
   self->generation++;
 }
@@ -661,7 +716,7 @@ ds_scratchpad_get_allocated (DsScratchpad *self,
   g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
   g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), 0);
 
-  return self->arenas[kind].allocated;
+  return self->windows[kind]._allocated;
 }
 
 /**
@@ -700,7 +755,7 @@ ds_scratchpad_get_n_allocations (DsScratchpad *self,
   g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
   g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), 0);
 
-  return self->arenas[kind].n_allocations;
+  return ds_arena_get_n_allocations (&self->arenas[kind]);
 }
 
 guint64
@@ -720,11 +775,13 @@ ds_scratchpad_dispose (GObject *object)
 {
   DsScratchpad *self = DS_SCRATCHPAD (object);
 
-  ds_scratchpad_release (self);
+  /* A scratchpad that never allocated has nothing to give back. */
+  if (self->in_use)
+    ds_scratchpad_release (self);
 
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
-      g_clear_object (&self->upstream[kind]);
+      self->upstream[kind] = NULL;
       g_clear_object (&self->resources[kind]);
     }
 
@@ -756,17 +813,19 @@ static DsMemoryResource *
 resource_in_effect (DsScratchpad *self,
                     DsMemoryKind  kind)
 {
+  gboolean self_scoped;
+
   if (self->resources[kind] != NULL)
     return self->resources[kind];
   if (self->upstream[kind] != NULL)
     return self->upstream[kind];
   if (kind == DS_MEMORY_KIND_HOST)
-    return ds_default_resource_get_cached (kind, 0, NULL, NULL);
+    return ds_default_resource_get_cached (kind, 0, NULL, &self_scoped, NULL);
   if (self->device_order.type == DS_ACCESS_ORDER_TYPE_UNSET || !ds_cuda_ensure_available (NULL))
     return NULL;
 
   return ds_default_resource_get_cached (kind, self->device_order.device,
-                                                self->device_order.context, NULL);
+                                         self->device_order.context, &self_scoped, NULL);
 }
 
 static void
@@ -814,40 +873,49 @@ ds_scratchpad_set_property (GObject      *object,
                             GParamSpec   *pspec)
 {
   DsScratchpad *self = DS_SCRATCHPAD (object);
+  gboolean changed;
+
+  if (self->in_use)
+    {
+      g_critical ("The %s property of scratchpad %p cannot change once it has "
+                  "allocated; set it before the first allocation", pspec->name, self);
+      return;
+    }
 
   switch (prop_id)
     {
     case PROP_DEVICE_ORDER:
-      set_order (&self->device_order, g_value_get_boxed (value));
+      changed = set_order (&self->device_order, g_value_get_boxed (value));
       break;
     case PROP_PINNED_DEALLOC_ORDER:
-      set_order (&self->pinned_dealloc_order, g_value_get_boxed (value));
+      changed = set_order (&self->pinned_dealloc_order, g_value_get_boxed (value));
       break;
     case PROP_MANAGED_DEALLOC_ORDER:
-      set_order (&self->managed_dealloc_order, g_value_get_boxed (value));
+      changed = set_order (&self->managed_dealloc_order, g_value_get_boxed (value));
       break;
     case PROP_INITIAL_SIZE_HOST:
     case PROP_INITIAL_SIZE_PINNED:
     case PROP_INITIAL_SIZE_DEVICE:
     case PROP_INITIAL_SIZE_MANAGED:
-      set_initial_size (self, prop_id - PROP_INITIAL_SIZE_HOST, g_value_get_uint64 (value));
+      changed = set_initial_size (self, prop_id - PROP_INITIAL_SIZE_HOST, g_value_get_uint64 (value));
       break;
     case PROP_HOST_RESOURCE:
     case PROP_PINNED_RESOURCE:
     case PROP_DEVICE_RESOURCE:
     case PROP_MANAGED_RESOURCE:
-      {
-        guint kind = prop_id - PROP_HOST_RESOURCE;
-
-        /* A resource of the wrong kind is reported as an error at the
-         * first allocation of this kind (see ensure_upstream ()), where a
-         * caller from Python gets a GError rather than a critical. */
-        g_set_object (&self->resources[kind], g_value_get_object (value));
-      }
+      /* A resource of the wrong kind is reported as an error at the first
+       * allocation of this kind (see ensure_upstream ()), where a caller
+       * from Python gets a GError rather than a critical. */
+      changed = g_set_object (&self->resources[prop_id - PROP_HOST_RESOURCE],
+                              g_value_get_object (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      return;
     }
+
+  if (changed)
+    g_object_notify_by_pspec (object, pspec);
 }
 
 static void
@@ -869,7 +937,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
    */
   properties[PROP_DEVICE_ORDER] =
     g_param_spec_boxed ("device-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
-                        CONSTRUCT_ONLY_FLAGS);
+                        SETTING_FLAGS);
 
   /**
    * DsScratchpad:pinned-dealloc-order:
@@ -879,7 +947,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
    */
   properties[PROP_PINNED_DEALLOC_ORDER] =
     g_param_spec_boxed ("pinned-dealloc-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
-                        CONSTRUCT_ONLY_FLAGS);
+                        SETTING_FLAGS);
 
   /**
    * DsScratchpad:managed-dealloc-order:
@@ -889,7 +957,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
    */
   properties[PROP_MANAGED_DEALLOC_ORDER] =
     g_param_spec_boxed ("managed-dealloc-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
-                        CONSTRUCT_ONLY_FLAGS);
+                        SETTING_FLAGS);
 
   /**
    * DsScratchpad:initial-size-host:
@@ -899,7 +967,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
   properties[PROP_INITIAL_SIZE_HOST] =
     g_param_spec_uint64 ("initial-size-host", NULL, NULL,
                          0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
-                         CONSTRUCT_ONLY_FLAGS);
+                         SETTING_FLAGS);
 
   /**
    * DsScratchpad:initial-size-pinned:
@@ -909,7 +977,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
   properties[PROP_INITIAL_SIZE_PINNED] =
     g_param_spec_uint64 ("initial-size-pinned", NULL, NULL,
                          0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
-                         CONSTRUCT_ONLY_FLAGS);
+                         SETTING_FLAGS);
 
   /**
    * DsScratchpad:initial-size-device:
@@ -919,7 +987,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
   properties[PROP_INITIAL_SIZE_DEVICE] =
     g_param_spec_uint64 ("initial-size-device", NULL, NULL,
                          0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
-                         CONSTRUCT_ONLY_FLAGS);
+                         SETTING_FLAGS);
 
   /**
    * DsScratchpad:initial-size-managed:
@@ -929,7 +997,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
   properties[PROP_INITIAL_SIZE_MANAGED] =
     g_param_spec_uint64 ("initial-size-managed", NULL, NULL,
                          0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
-                         CONSTRUCT_ONLY_FLAGS);
+                         SETTING_FLAGS);
 
   /**
    * DsScratchpad:host-resource:
@@ -942,7 +1010,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
    */
   properties[PROP_HOST_RESOURCE] =
     g_param_spec_object ("host-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
-                         CONSTRUCT_ONLY_FLAGS);
+                         SETTING_FLAGS);
 
   /**
    * DsScratchpad:pinned-resource:
@@ -957,7 +1025,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
    */
   properties[PROP_PINNED_RESOURCE] =
     g_param_spec_object ("pinned-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
-                         CONSTRUCT_ONLY_FLAGS);
+                         SETTING_FLAGS);
 
   /**
    * DsScratchpad:device-resource:
@@ -972,7 +1040,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
    */
   properties[PROP_DEVICE_RESOURCE] =
     g_param_spec_object ("device-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
-                         CONSTRUCT_ONLY_FLAGS);
+                         SETTING_FLAGS);
 
   /**
    * DsScratchpad:managed-resource:
@@ -987,7 +1055,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
    */
   properties[PROP_MANAGED_RESOURCE] =
     g_param_spec_object ("managed-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
-                         CONSTRUCT_ONLY_FLAGS);
+                         SETTING_FLAGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -995,8 +1063,14 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
 static void
 ds_scratchpad_init (DsScratchpad *self)
 {
+  /* The instance comes zero-filled: the arenas only need their windows
+   * and first block size. */
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
-    ds_arena_init (&self->arenas[kind], DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE);
+    {
+      self->arenas[kind].window = &self->windows[kind];
+      self->arenas[kind].initial_size = DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
+      self->arenas[kind].next_size = DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
+    }
 }
 
 /**
@@ -1039,7 +1113,7 @@ ds_scratchpad_new_full (const DsAccessOrder *device_order,
 {
   DsScratchpad *self;
 
-  /* Set the construct-only fields directly: the same result as passing
+  /* Set the fields directly: the same result as passing
    * properties, without the GValue round trips on a per-unit-of-work path. */
   self = g_object_new (DS_TYPE_SCRATCHPAD, NULL);
   set_order (&self->device_order, device_order);

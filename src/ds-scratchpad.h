@@ -113,6 +113,103 @@ guint64              ds_scratchpad_get_n_allocations (DsScratchpad         *self
  * The alignment of @type as a #gsize, in C and in C++ (GLib's
  * `G_ALIGNOF` does not compile in C++ before GLib 2.76).
  */
+#ifndef __GI_SCANNER__
+/*
+ * The bump, inlined into C callers. Not API: the names below start with an
+ * underscore and may change with the soversion. The head of every
+ * DsScratchpad instance is a _DsScratchpadHead (its layout is part of the
+ * ABI, checked by the library at build time), so that an allocation that
+ * fits in the current block of its kind is a few instructions in the
+ * caller: no call, no lock, no type check. Anything else (a new block,
+ * size 0, a bad alignment or kind, errors) goes to the exported function.
+ */
+typedef struct
+{
+  guintptr _cur;
+  guintptr _end;
+  guint64  _allocated;
+  /* 32 bits (folded into a 64-bit total at each new block), so that
+   * compilers do not pair the two counters into one vector update, which
+   * makes the next bump wait for a store-forward. */
+  guint32  _n_allocations;
+  guint32  _reserved;
+} _DsScratchpadWindow;
+
+typedef struct
+{
+  GObject             _parent_instance;
+  _DsScratchpadWindow _windows[DS_N_MEMORY_KINDS];
+} _DsScratchpadHead;
+
+static inline gpointer
+_ds_scratchpad_alloc_inline (DsScratchpad  *self,
+                             DsMemoryKind   kind,
+                             gsize          size,
+                             gsize          alignment,
+                             GError       **error)
+{
+  gsize a = alignment != 0 ? alignment : DS_SCRATCHPAD_DEFAULT_ALIGNMENT;
+
+  if (G_LIKELY (self != NULL && (guint) kind < DS_N_MEMORY_KINDS && size != 0 &&
+                (a & (a - 1)) == 0))
+    {
+      _DsScratchpadWindow *w = &((_DsScratchpadHead *) (void *) self)->_windows[kind];
+      guintptr p = (w->_cur + a - 1) & ~(guintptr) (a - 1);
+
+      if (G_LIKELY (p >= w->_cur && p <= w->_end && size <= w->_end - p))
+        {
+          w->_cur = p + size;
+          w->_allocated += size;
+          w->_n_allocations++;
+          return (gpointer) p;
+        }
+    }
+
+  return (ds_scratchpad_alloc) (self, kind, size, alignment, error);
+}
+
+static inline gpointer
+_ds_scratchpad_alloc_array_inline (DsScratchpad  *self,
+                                   DsMemoryKind   kind,
+                                   gsize          element_size,
+                                   gsize          n_elements,
+                                   gsize          alignment,
+                                   GError       **error)
+{
+  gsize size;
+
+  if (G_LIKELY (!__builtin_mul_overflow (element_size, n_elements, &size)))
+    return _ds_scratchpad_alloc_inline (self, kind, size, alignment, error);
+
+  return (ds_scratchpad_alloc_array) (self, kind, element_size, n_elements, alignment, error);
+}
+
+/* The interface, when the instance is a DsScratchpad (ds_scratchpad_get_type
+ * () is G_GNUC_CONST: a loop calls it once). */
+static inline gpointer
+_ds_scratchpad_iface_alloc_inline (DsScratchpadIface  *self,
+                                   DsMemoryKind        kind,
+                                   gsize               size,
+                                   gsize               alignment,
+                                   GError            **error)
+{
+  if (G_LIKELY (self != NULL &&
+                G_TYPE_FROM_INSTANCE (self) == ds_scratchpad_get_type ()))
+    return _ds_scratchpad_alloc_inline ((DsScratchpad *) (void *) self, kind, size,
+                                        alignment, error);
+
+  return (ds_scratchpad_iface_alloc) (self, kind, size, alignment, error);
+}
+
+# define ds_scratchpad_iface_alloc(self, kind, size, alignment, error) \
+  _ds_scratchpad_iface_alloc_inline ((self), (kind), (size), (alignment), (error))
+# define ds_scratchpad_alloc(self, kind, size, alignment, error) \
+  _ds_scratchpad_alloc_inline ((self), (kind), (size), (alignment), (error))
+# define ds_scratchpad_alloc_array(self, kind, element_size, n_elements, alignment, error) \
+  _ds_scratchpad_alloc_array_inline ((self), (kind), (element_size), (n_elements), \
+                                     (alignment), (error))
+#endif /* __GI_SCANNER__ */
+
 #if defined (__cplusplus) && __cplusplus >= 201103L
 # define DS_ALIGNOF(type) ((gsize) alignof (type))
 #else

@@ -579,7 +579,7 @@ test_host_no_cuda (void)
   /* The default host resource, too. */
   {
     g_autoptr(GError) error = NULL;
-    DsMemoryResource *def = ds_default_resource_new (DS_MEMORY_KIND_HOST, 0, &error);
+    DsMemoryResource *def = ds_default_resource_new (DS_MEMORY_KIND_HOST, 0, NULL, &error);
     gpointer p;
 
     g_assert_no_error (error);
@@ -736,7 +736,7 @@ test_default_kinds (void)
   for (kind = DS_MEMORY_KIND_HOST; kind <= DS_MEMORY_KIND_MANAGED; kind++)
     {
       g_autoptr(GError) error = NULL;
-      DsMemoryResource *pool = ds_default_resource_new (kind, 0, &error);
+      DsMemoryResource *pool = ds_default_resource_new (kind, 0, NULL, &error);
       gpointer p;
 
       if (kind != DS_MEMORY_KIND_HOST && !ds_test_cuda_available ())
@@ -1562,7 +1562,7 @@ test_cuda_default_pools (void)
   for (kind = DS_MEMORY_KIND_PINNED; kind <= DS_MEMORY_KIND_MANAGED; kind++)
     {
       g_autoptr(GError) error = NULL;
-      DsMemoryResource *pool = ds_default_resource_new (kind, 0, &error);
+      DsMemoryResource *pool = ds_default_resource_new (kind, 0, NULL, &error);
       gpointer p, q;
       guint i;
 

@@ -1070,8 +1070,9 @@ test_properties_list (void)
   };
   guint i;
 
-  g_test_summary ("All fixed properties exist with their types, defaults and "
-                  "construct-only flags");
+  g_test_summary ("All fixed properties exist with their types and defaults, "
+                  "as plain read-write properties with explicit notification "
+                  "(not construct properties: g_object_new () sets none)");
 
   for (i = 0; i < G_N_ELEMENTS (orders); i++)
     {
@@ -1080,8 +1081,9 @@ test_properties_list (void)
       g_assert_nonnull (pspec);
       g_assert_true (G_IS_PARAM_SPEC_BOXED (pspec));
       g_assert_true (pspec->value_type == DS_TYPE_ACCESS_ORDER);
-      g_assert_cmpuint (pspec->flags & (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY), ==,
-                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY);
+      g_assert_cmpuint (pspec->flags & (G_PARAM_READWRITE | G_PARAM_CONSTRUCT |
+                                        G_PARAM_CONSTRUCT_ONLY | G_PARAM_EXPLICIT_NOTIFY), ==,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY);
     }
 
   for (i = 0; i < DS_N_MEMORY_KINDS; i++)
@@ -1096,15 +1098,17 @@ test_properties_list (void)
       u = G_PARAM_SPEC_UINT64 (pspec);
       g_assert_cmpuint (u->default_value, ==, 65536);
       g_assert_cmpuint (u->minimum, ==, 0);
-      g_assert_cmpuint (pspec->flags & (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY), ==,
-                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY);
+      g_assert_cmpuint (pspec->flags & (G_PARAM_READWRITE | G_PARAM_CONSTRUCT |
+                                        G_PARAM_CONSTRUCT_ONLY | G_PARAM_EXPLICIT_NOTIFY), ==,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY);
 
       pspec = g_object_class_find_property (klass, res_name);
       g_assert_nonnull (pspec);
       g_assert_true (G_IS_PARAM_SPEC_OBJECT (pspec));
       g_assert_true (pspec->value_type == DS_TYPE_MEMORY_RESOURCE);
-      g_assert_cmpuint (pspec->flags & (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY), ==,
-                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY);
+      g_assert_cmpuint (pspec->flags & (G_PARAM_READWRITE | G_PARAM_CONSTRUCT |
+                                        G_PARAM_CONSTRUCT_ONLY | G_PARAM_EXPLICIT_NOTIFY), ==,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY);
     }
 
   g_assert_true (g_type_is_a (DS_TYPE_SCRATCHPAD, DS_TYPE_SCRATCHPAD_IFACE));
@@ -1149,32 +1153,69 @@ test_properties_g_object_new (void)
 }
 
 static void
-test_properties_construct_only (Fixture       *f,
-                                gconstpointer  user_data)
+count_notify (GObject    *object,
+              GParamSpec *pspec,
+              gpointer    user_data)
 {
+  (*(guint *) user_data)++;
+}
+
+static void
+test_properties_until_first_alloc (void)
+{
+  g_autoptr(DsTestResource) r = ds_test_resource_new (DS_MEMORY_KIND_HOST, FALSE);
   g_autoptr(DsTestResource) other = ds_test_resource_new (DS_MEMORY_KIND_HOST, FALSE);
+  g_autoptr(DsAccessOrder) host = ds_access_order_new_host ();
   g_autoptr(DsMemoryResource) got = NULL;
   guint64 size = 0;
+  guint n_notify = 0;
+  DsScratchpad *sp;
 
-  g_test_summary ("The properties are construct-only: setting one later is "
-                  "refused by GObject and changes nothing");
+  g_test_summary ("The settings can be set after construction until the first "
+                  "allocation, notifying only on a change; afterwards setting "
+                  "one is a critical and changes nothing");
 
-  if (!g_test_undefined ())
-    return;
+  sp = ds_scratchpad_new (host);
+  g_signal_connect (sp, "notify", G_CALLBACK (count_notify), &n_notify);
 
-  g_test_expect_message ("GLib-GObject", G_LOG_LEVEL_WARNING, "*construct property*after construction*");
-  g_object_set (f->sp, "host-resource", other, NULL);
-  g_test_assert_expected_messages ();
+  g_object_set (sp, "host-resource", r, "initial-size-host", (guint64) 4096, NULL);
+  g_assert_cmpuint (n_notify, ==, 2);
+  g_object_set (sp, "host-resource", r, "initial-size-host", (guint64) 4096, NULL);
+  g_assert_cmpuint (n_notify, ==, 2);
+  g_object_set (sp, "device-order", host, NULL);
+  g_assert_cmpuint (n_notify, ==, 2);
+  g_assert_cmpuint (ds_scratchpad_get_initial_size (sp, DS_MEMORY_KIND_HOST), ==, 4096);
 
-  g_test_expect_message ("GLib-GObject", G_LOG_LEVEL_WARNING, "*construct property*after construction*");
-  g_object_set (f->sp, "initial-size-host", (guint64) 4096, NULL);
-  g_test_assert_expected_messages ();
+  g_assert_nonnull (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 10, 0, NULL));
+  g_assert_cmpuint (ds_test_resource_get_call (r, 0).size, ==, 4096);
 
-  g_object_get (f->sp, "host-resource", &got, "initial-size-host", &size, NULL);
-  g_assert_true (got == DS_MEMORY_RESOURCE (f->res[DS_MEMORY_KIND_HOST]));
-  g_assert_cmpuint (size, ==, 65536);
-  alloc_ok (f, DS_MEMORY_KIND_HOST, 10, 16);
+  if (g_test_undefined ())
+    {
+      g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*host-resource*cannot change*");
+      g_object_set (sp, "host-resource", other, NULL);
+      g_test_assert_expected_messages ();
+
+      g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*initial-size-host*cannot change*");
+      g_object_set (sp, "initial-size-host", (guint64) 65536, NULL);
+      g_test_assert_expected_messages ();
+
+      /* Still after a release: the scratchpad keeps its settings. */
+      ds_scratchpad_release (sp);
+      g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*device-order*cannot change*");
+      g_object_set (sp, "device-order", NULL, NULL);
+      g_test_assert_expected_messages ();
+    }
+
+  g_object_get (sp, "host-resource", &got, "initial-size-host", &size, NULL);
+  g_assert_true (got == DS_MEMORY_RESOURCE (r));
+  g_assert_cmpuint (size, ==, 4096);
+  g_assert_cmpuint (n_notify, ==, 2);
+  g_assert_nonnull (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 10, 0, NULL));
   g_assert_cmpuint (ds_test_resource_get_n_calls (other), ==, 0);
+
+  g_clear_object (&got);
+  g_assert_finalize_object (sp);
+  ds_test_resource_assert_clean (r);
 }
 
 static void
@@ -2376,7 +2417,7 @@ main (int    argc,
   ADD_BOTH ("upstream-failure", test_upstream_failure);
   g_test_add_func ("/Ds/Scratchpad/properties/list", test_properties_list);
   g_test_add_func ("/Ds/Scratchpad/properties/g-object-new", test_properties_g_object_new);
-  ADD ("properties/construct-only", test_properties_construct_only);
+  g_test_add_func ("/Ds/Scratchpad/properties/until-first-alloc", test_properties_until_first_alloc);
   g_test_add_func ("/Ds/Scratchpad/properties/wrong-kind", test_properties_wrong_kind);
   g_test_add_func ("/Ds/Scratchpad/properties/read-back", test_properties_read_back);
   g_test_add_func ("/Ds/Scratchpad/orders/getters", test_getters);

@@ -144,11 +144,14 @@ class TestScratchpad(DsTestCase):
         self.assertTrue(sp.get_dealloc_order(MANAGED).equal(sp.get_device_order()))
         self.assertIsInstance(sp, Ds.ScratchpadIface)
 
-    def test_construct_only(self):
+    def test_settings_until_first_alloc(self):
         sp = Ds.Scratchpad()
         pspec = Ds.Scratchpad.find_property('initial-size-host')
-        self.assertTrue(pspec.flags & GObject.ParamFlags.CONSTRUCT_ONLY)
+        self.assertFalse(pspec.flags & GObject.ParamFlags.CONSTRUCT_ONLY)
         self.assertEqual(pspec.value_type, GObject.TYPE_UINT64)
+        # Settable until the first allocation.
+        sp.props.initial_size_host = 128 * KiB
+        self.assertEqual(sp.get_initial_size(HOST), 128 * KiB)
         for name in ('device-order', 'pinned-dealloc-order', 'managed-dealloc-order',
                      'host-resource', 'pinned-resource', 'device-resource',
                      'managed-resource', 'initial-size-pinned',
