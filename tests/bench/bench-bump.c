@@ -149,8 +149,8 @@ main (int    argc,
   ds_bench_table_add (table, ds_bench_run ("baseline: malloc + free (glibc)",
                                            run_malloc, NULL, &b, 65536, 400, 0.5));
 
-  ds_bench_table_target (table, "C fast path", c_path->median_ns, "<=", 5, "ns");
-  ds_bench_table_target (table, "interface", iface_path->median_ns, "<=", 20, "ns");
+  ds_bench_table_target (table, "C fast path", c_path->median_ns, "<=", 2, "ns");
+  ds_bench_table_target (table, "interface", iface_path->median_ns, "<=", 4, "ns");
   ds_bench_table_print (table);
 
   g_assert_cmpuint (ds_scratchpad_get_n_blocks (b.sp, DS_MEMORY_KIND_HOST), ==, 1);

@@ -15,6 +15,55 @@
 
 static gpointer volatile sink;
 
+/* The GObject baseline: a final type with no properties. */
+#define BENCH_TYPE_PLAIN (bench_plain_get_type ())
+G_DECLARE_FINAL_TYPE (BenchPlain, bench_plain, BENCH, PLAIN, GObject)
+
+struct _BenchPlain
+{
+  GObject parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (BenchPlain, bench_plain, G_TYPE_OBJECT)
+
+static void
+bench_plain_class_init (BenchPlainClass *klass)
+{
+}
+
+static void
+bench_plain_init (BenchPlain *self)
+{
+}
+
+static void
+construct_ds (gpointer data,
+              guint    n)
+{
+  for (guint i = 0; i < n; i++)
+    g_object_unref (ds_scratchpad_new (NULL));
+}
+
+static void
+construct_ds_full (gpointer data,
+                   guint    n)
+{
+  static const gsize sizes[DS_N_MEMORY_KINDS] = { 1 << 20, 0, 0, 0 };
+  DsAccessOrder host;
+
+  ds_access_order_init_host (&host);
+  for (guint i = 0; i < n; i++)
+    g_object_unref (ds_scratchpad_new_full (&host, NULL, NULL, sizes));
+}
+
+static void
+construct_plain (gpointer data,
+                 guint    n)
+{
+  for (guint i = 0; i < n; i++)
+    g_object_unref (g_object_new (BENCH_TYPE_PLAIN, NULL));
+}
+
 /* The 8 host temporaries of one unit of work (each <= 256 KiB). */
 static const gsize unit_sizes[8] = {
   16 << 10, 48 << 10, 256 << 10, 64 << 10, 1 << 10, 4 << 10, 128 << 10, 200,
@@ -351,6 +400,21 @@ main (int    argc,
         h.plans[i].sizes[k] = ds_bench_poisson (rand, 1024);
     }
   printf ("# default host resource: %s\n", G_OBJECT_TYPE_NAME (h.pool));
+
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new ("construction: a scratchpad made and dropped, "
+                                                    "nothing allocated, against a plain GObject");
+    DsBenchResult *ds, *plain;
+
+    g_type_ensure (BENCH_TYPE_PLAIN);
+    ds = ds_bench_table_add (t, ds_bench_run ("ds_scratchpad_new (NULL) + unref", construct_ds, NULL, &h, 0, 100000, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("ds_scratchpad_new_full (host, ..., sizes) + unref", construct_ds_full, NULL, &h, 0, 100000, 1.0));
+    plain = ds_bench_table_add (t, ds_bench_run ("baseline: g_object_new (a final type with no properties) + unref",
+                                                 construct_plain, NULL, &h, 0, 100000, 1.0));
+    ds_bench_table_target (t, "ds_scratchpad_new + unref vs a plain GObject",
+                           ds->median_ns / plain->median_ns, "<=", 1.1, "x");
+    ds_bench_table_print (t);
+  }
 
   {
     g_autoptr(DsBenchTable) t = ds_bench_table_new ("host lifecycle: 8 host allocations (200 B .. 256 KiB) per unit of work");

@@ -5,8 +5,15 @@
  *
  * Needs a GPU (exits 77 without one). One non-blocking stream; every case
  * does the same temporaries, the stream is synchronized (untimed) between
- * batches, and the pools are warm. DESIGN.md §4 targets are printed as
- * MET/MISSED lines under each table.
+ * batches, and the pools are warm. The targets of DESIGN.md §4 and issue 9
+ * are printed as MET/MISSED lines under each table: absolute limits, or
+ * ratios to baselines timed in this run.
+ *
+ * DALI's DynamicScratchpad cannot be built here; the figures printed for
+ * it are references, labelled as such, from one run on the H200 beside ds
+ * (issue 9, 2026-11-30: one non-blocking stream, median of 20 000
+ * lifecycles, each including the creation of the stream order). No
+ * MET/MISSED line uses them.
  */
 
 #include "ds-bench.h"
@@ -20,7 +27,7 @@ static gpointer volatile sink;
 
 typedef DsBenchTemp Temp;
 
-/* DALI's measured workload: 16 KiB host + pinned + managed, 256 KiB device. */
+/* DALI's workload of issue 9: 16 KiB host + pinned + managed, 256 KiB device. */
 static const Temp dali4[4] = {
   { DS_MEMORY_KIND_HOST, 16 << 10 },
   { DS_MEMORY_KIND_PINNED, 16 << 10 },
@@ -417,6 +424,50 @@ small_ds (Ctx          *c,
       sink = ds_scratchpad_alloc (sp, small_kinds[j], plan->sizes[j][k], 0, NULL);
 }
 
+/* The same through the interface, as DALI's kernels call Scratchpad. */
+static void
+small_iface (Ctx               *c,
+             DsScratchpadIface *sp)
+{
+  Plan *plan = &c->plans[c->next_plan++ % N_PLANS];
+  guint j, k;
+
+  for (j = 0; j < 3; j++)
+    for (k = 0; k < plan->n[j]; k++)
+      sink = ds_scratchpad_iface_alloc (sp, small_kinds[j], plan->sizes[j][k], 16, NULL);
+}
+
+static void
+small_iface_new (gpointer data,
+                 guint    n)
+{
+  Ctx *c = data;
+
+  for (guint i = 0; i < n; i++)
+    {
+      DsAccessOrder order;
+      DsScratchpad *sp;
+
+      ds_access_order_init_stream (&order, c->stream, c->device);
+      sp = ds_scratchpad_new (&order);
+      small_iface (c, DS_SCRATCHPAD_IFACE (sp));
+      g_object_unref (sp);
+    }
+}
+
+static void
+small_iface_reused (gpointer data,
+                    guint    n)
+{
+  Ctx *c = data;
+
+  for (guint i = 0; i < n; i++)
+    {
+      small_iface (c, DS_SCRATCHPAD_IFACE (c->reused));
+      ds_scratchpad_release (c->reused);
+    }
+}
+
 static void
 small_ds_new (gpointer data,
               guint    n)
@@ -515,6 +566,58 @@ static void small_pool (gpointer data, guint n) { small_each (data, n, SMALL_POO
 static void small_async (gpointer data, guint n) { small_each (data, n, SMALL_ASYNC); }
 static void small_cub (gpointer data, guint n) { small_each (data, n, SMALL_CUB); }
 static void small_raw (gpointer data, guint n) { small_each (data, n, SMALL_RAW); }
+
+/* A lifecycle, step by step (the profile) -------------------------------- */
+
+static void
+prof_order (gpointer data,
+            guint    n)
+{
+  Ctx *c = data;
+
+  for (guint i = 0; i < n; i++)
+    {
+      DsAccessOrder order;
+
+      ds_access_order_init_stream (&order, c->stream, c->device);
+      sink = &order;
+    }
+}
+
+static void
+prof_order_object (gpointer data,
+                   guint    n)
+{
+  Ctx *c = data;
+
+  for (guint i = 0; i < n; i++)
+    {
+      DsAccessOrder order;
+
+      ds_access_order_init_stream (&order, c->stream, c->device);
+      g_object_unref (ds_scratchpad_new (&order));
+    }
+}
+
+/* The first @n_temps of the four-kind unit, reused scratchpad. */
+static void
+prof_reused_k (Ctx   *c,
+               guint  n,
+               guint  n_temps)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      for (guint k = 0; k < n_temps; k++)
+        sink = ds_scratchpad_alloc (c->reused, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size, 0, NULL);
+      ds_scratchpad_release (c->reused);
+    }
+}
+
+static void prof_reused_0 (gpointer data, guint n) { prof_reused_k (data, n, 0); }
+static void prof_reused_2 (gpointer data, guint n) { prof_reused_k (data, n, 2); }
+static void prof_reused_4 (gpointer data, guint n) { prof_reused_k (data, n, 4); }
+static void prof_reused_6 (gpointer data, guint n) { prof_reused_k (data, n, 6); }
+static void prof_reused_8 (gpointer data, guint n) { prof_reused_k (data, n, 8); }
 
 /* CUDA calls per lifecycle, from the default pools' statistics ----------- */
 
@@ -658,16 +761,23 @@ main (int    argc,
   /* DALI's four-kind workload --------------------------------------------- */
   {
     g_autoptr(DsBenchTable) t = ds_bench_table_new (
-      "DALI's four-kind workload: 16 KiB host + pinned + managed and 256 KiB device "
-      "(DALI's DynamicScratchpad on the H200: 173 us)");
-    DsBenchResult *ds_new;
+      "DALI's four-kind workload of issue 9: 16 KiB host + pinned + managed and 256 KiB device");
+    DsBenchResult *ds_new, *reused, *async;
 
     c.temps = dali4;
     c.n_temps = G_N_ELEMENTS (dali4);
     ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, 4 allocs, unref", temps_ds_new, sync_stream, &c, 0, 200000, 1.0));
-    ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release", temps_ds_reused, sync_stream, &c, 0, 200000, 1.0));
+    reused = ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release", temps_ds_reused, sync_stream, &c, 0, 200000, 1.0));
+    async = ds_bench_table_add (t, ds_bench_run ("cudaMallocAsync/cudaFreeAsync (host: malloc)", temps_async, sync_stream, &c, 0, 200000, 1.0));
+    if (have_cub)
+      ds_bench_table_add (t, ds_bench_run ("CUB CachingDeviceAllocator (host: malloc)", temps_cub, sync_stream, &c, 0, 200000, 1.0));
     ds_bench_table_add (t, ds_bench_run ("malloc/cudaMallocHost/cudaMallocManaged/cudaMalloc", temps_raw, sync_stream, &c, 1, 50, 2.0));
-    ds_bench_table_target (t, "median", ds_new->median_ns / 1000, "<=", 5.0, "us");
+    note_calls (t, "ds new", temps_ds_new, &c, 2000);
+    ds_bench_table_note (t, "reference, not this run: DALI 113 us (its managed memory is not pooled), "
+                         "cudaMallocAsync 16.6 us, ds then 7.9 us new / 5.5 reused (H200, issue 9); "
+                         "ds new here is %.3gx that DALI figure, reused %.3gx",
+                         ds_new->median_ns / 113000, reused->median_ns / 113000);
+    ds_bench_table_target (t, "ds new vs cudaMallocAsync for the same temporaries", ds_new->median_ns / async->median_ns, "<=", 1, "x");
     ds_bench_table_print (t);
   }
 
@@ -675,14 +785,14 @@ main (int    argc,
   {
     g_autoptr(DsBenchTable) t = ds_bench_table_new (
       "device-only lifecycle: new scratchpad + order, one 1 MiB device allocation, "
-      "a 4-byte cudaMemsetAsync into it, unref (DALI on the H200, with a kernel: 4.3 us)");
-    DsBenchResult *ds_new, *async, *mall, *floor_;
+      "a 4-byte cudaMemsetAsync into it (a one-thread kernel), unref");
+    DsBenchResult *ds_new, *reused, *async, *mall, *floor_;
 
     c.device_size = 1 << 20;
     CHECK (cudaMalloc (&c.buffer, 4096));
 
     ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, alloc, memset, unref", dev_ds_new, sync_stream, &c, 0, 200000, 2.0));
-    ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release", dev_ds_reused, sync_stream, &c, 0, 200000, 1.0));
+    reused = ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release", dev_ds_reused, sync_stream, &c, 0, 200000, 1.0));
     ds_bench_table_add (t, ds_bench_run ("default device pool directly", dev_pool, sync_stream, &c, 0, 200000, 1.0));
     async = ds_bench_table_add (t, ds_bench_run ("cudaMallocAsync + memset + cudaFreeAsync", dev_async, sync_stream, &c, 0, 200000, 1.0));
     if (have_cub)
@@ -691,13 +801,18 @@ main (int    argc,
     floor_ = ds_bench_table_add (t, ds_bench_run ("floor: the memset alone", dev_memset_only, sync_stream, &c, 0, 200000, 1.0));
 
     note_calls (t, "ds new", dev_ds_new, &c, 2000);
-    ds_bench_table_note (t, "ds new minus the memset floor: %.3f us; cudaMallocAsync pair minus the floor: %.3f us",
+    note_calls (t, "ds reused", dev_ds_reused, &c, 2000);
+    ds_bench_table_note (t, "ds new minus the memset floor: %.3f us; reused: %.3f us; cudaMallocAsync pair minus the floor: %.3f us",
                          (ds_new->median_ns - floor_->median_ns) / 1000,
+                         (reused->median_ns - floor_->median_ns) / 1000,
                          (async->median_ns - floor_->median_ns) / 1000);
-    ds_bench_table_target (t, "ds new vs cudaMallocAsync+cudaFreeAsync (ratio of medians, >= 1 = no slower)",
-                           async->median_ns / ds_new->median_ns, ">=", 1, "x");
-    ds_bench_table_target (t, "speed-up over cudaMalloc+cudaFree", mall->median_ns / ds_new->median_ns, ">=", 50, "x");
-    ds_bench_table_target (t, "ds new vs DALI's 4.3 us", ds_new->median_ns / 4300, "<=", 0.7, "x");
+    ds_bench_table_note (t, "reference, not this run: DALI 3.6 us with a 1-thread kernel, cudaMallocAsync 3.7, "
+                         "ds then 5.5 new / 4.0 reused (H200, issue 9)");
+    ds_bench_table_target (t, "ds new vs a cudaMallocAsync+cudaFreeAsync pair doing the same work",
+                           ds_new->median_ns / async->median_ns, "<=", 0.8, "x");
+    ds_bench_table_target (t, "ds reused vs a cudaMallocAsync+cudaFreeAsync pair doing the same work",
+                           reused->median_ns / async->median_ns, "<=", 0.6, "x");
+    ds_bench_table_target (t, "speed-up of ds new over cudaMalloc+cudaFree", mall->median_ns / ds_new->median_ns, ">=", 50, "x");
     ds_bench_table_print (t);
     CHECK (cudaFree (c.buffer));
   }
@@ -713,27 +828,72 @@ main (int    argc,
     ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, pinned alloc, unref", pinned_ds_new, sync_stream, &c, 0, 200000, 1.0));
     raw = ds_bench_table_add (t, ds_bench_run ("cudaMallocHost + cudaFreeHost", pinned_raw, sync_stream, &c, 1, 200, 2.0));
     note_calls (t, "ds new", pinned_ds_new, &c, 2000);
-    ds_bench_table_target (t, "speed-up over cudaMallocHost+cudaFreeHost", raw->median_ns / ds_new->median_ns, ">=", 500, "x");
+    ds_bench_table_target (t, "ds new vs a cudaMallocHost+cudaFreeHost pair", ds_new->median_ns / raw->median_ns, "<=", 0.3, "x");
     ds_bench_table_print (t);
   }
 
   /* Many small temporaries ------------------------------------------------ */
   {
     g_autoptr(DsBenchTable) t = ds_bench_table_new (
-      "many small temporaries: per lifecycle 1..100 allocations of Poisson(1 KiB) for each of "
-      "host, pinned, device (256 fixed plans; DALI on the H200: 26.5 us). Baselines: host "
-      "with malloc, pinned and device with the allocator named");
-    DsBenchResult *ds_new;
+      "many small temporaries (DALI's Perf workload of issue 9): per lifecycle 1..100 allocations "
+      "of Poisson(1 KiB) for each of host, pinned, device, alignment 16 (256 fixed plans, drawn "
+      "before timing). Baselines: host with malloc, pinned and device with the allocator named");
+    DsBenchResult *ds_new, *ds_reused, *if_new, *if_reused;
 
-    ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, allocs, unref", small_ds_new, sync_stream, &c, 1, 200000, 2.0));
-    ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release", small_ds_reused, sync_stream, &c, 1, 200000, 1.0));
+    ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, allocs (C), unref", small_ds_new, sync_stream, &c, 1, 200000, 2.0));
+    ds_reused = ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release (C)", small_ds_reused, sync_stream, &c, 1, 200000, 1.0));
+    if_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, allocs (interface), unref", small_iface_new, sync_stream, &c, 1, 200000, 2.0));
+    if_reused = ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release (interface)", small_iface_reused, sync_stream, &c, 1, 200000, 1.0));
     ds_bench_table_add (t, ds_bench_run ("default pools directly, each temporary", small_pool, sync_stream, &c, 1, 200000, 1.0));
     ds_bench_table_add (t, ds_bench_run ("cudaMallocAsync/cudaFreeAsync each", small_async, sync_stream, &c, 1, 200000, 1.0));
     if (have_cub)
       ds_bench_table_add (t, ds_bench_run ("CUB CachingDeviceAllocator each", small_cub, sync_stream, &c, 1, 200000, 1.0));
     ds_bench_table_add (t, ds_bench_run ("malloc/cudaMallocHost/cudaMalloc each", small_raw, sync_stream, &c, 1, 5, 3.0));
     note_calls (t, "ds new", small_ds_new, &c, 1000);
-    ds_bench_table_target (t, "ds new vs DALI's 26.5 us", ds_new->median_ns / 26500, "<=", 0.3, "x");
+    note_calls (t, "ds reused", small_ds_reused, &c, 1000);
+    ds_bench_table_note (t, "reference, not this run: DALI 1.85 us through its interface "
+                         "(cudaMallocAsync per allocation 236 us; ds then 6.8 new / 4.2 reused), H200, "
+                         "issue 9; ds here, interface: new %.3gx, reused %.3gx that DALI figure",
+                         if_new->median_ns / 1850, if_reused->median_ns / 1850);
+    ds_bench_table_target (t, "new scratchpad + order, C", ds_new->median_ns / 1000, "<=", 1.2, "us");
+    ds_bench_table_target (t, "new scratchpad + order, interface", if_new->median_ns / 1000, "<=", 1.2, "us");
+    ds_bench_table_target (t, "reused + release, C", ds_reused->median_ns / 1000, "<=", 0.5, "us");
+    ds_bench_table_target (t, "reused + release, interface", if_reused->median_ns / 1000, "<=", 0.5, "us");
+    ds_bench_table_print (t);
+  }
+
+  /* Profile ----------------------------------------------------------------- */
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new (
+      "profile of the four-kind lifecycle, step by step (each row adds one step; "
+      "the differences say where the time goes)");
+    DsBenchResult *steps[8];
+    static const char * const what[8] = {
+      "the stream order (cudaStreamGetId)",
+      "+ g_object_new + unref of the scratchpad",
+      "reused: a release with nothing in it",
+      "reused: + host 16K+48K (new blocks from the host pool, given back)",
+      "reused: + pinned 16K+48K",
+      "reused: + device 256K+64K",
+      "reused: + managed 16K+4K (the whole unit)",
+      "new: the whole unit",
+    };
+    static const DsBenchFunc funcs[8] = {
+      prof_order, prof_order_object, prof_reused_0, prof_reused_2, prof_reused_4,
+      prof_reused_6, prof_reused_8, temps_ds_new,
+    };
+
+    c.temps = ds_bench_four_kind;
+    c.n_temps = G_N_ELEMENTS (ds_bench_four_kind);
+    for (i = 0; i < G_N_ELEMENTS (funcs); i++)
+      steps[i] = ds_bench_table_add (t, ds_bench_run (what[i], funcs[i], sync_stream, &c, 0, 200000, 0.5));
+    ds_bench_table_note (t, "new lifecycle = order %.0f ns + object %.0f ns + the unit's allocations and release %.0f ns",
+                         steps[0]->median_ns, steps[1]->median_ns - steps[0]->median_ns,
+                         steps[7]->median_ns - steps[1]->median_ns);
+    ds_bench_table_note (t, "reused lifecycle = empty release %.0f ns + host %.0f + pinned %.0f + device %.0f + managed %.0f ns",
+                         steps[2]->median_ns, steps[3]->median_ns - steps[2]->median_ns,
+                         steps[4]->median_ns - steps[3]->median_ns, steps[5]->median_ns - steps[4]->median_ns,
+                         steps[6]->median_ns - steps[5]->median_ns);
     ds_bench_table_print (t);
   }
 

@@ -247,6 +247,20 @@ ds_bench_table_free (DsBenchTable *table)
   g_free (table);
 }
 
+static char *
+format_target (const char *what,
+               double      value,
+               const char *op,
+               double      limit,
+               const char *unit)
+{
+  gboolean met = g_str_equal (op, "<=") ? value <= limit : value >= limit;
+
+  return g_strdup_printf ("target %s: %.3g %s %s %.3g %s -> %s",
+                          what, value, unit, op, limit, unit,
+                          met ? "MET" : "MISSED");
+}
+
 void
 ds_bench_table_target (DsBenchTable *table,
                        const char   *what,
@@ -255,16 +269,21 @@ ds_bench_table_target (DsBenchTable *table,
                        double        limit,
                        const char   *unit)
 {
-  gboolean met;
+  g_autofree char *line = format_target (what, value, op, limit, unit);
 
-  if (g_str_equal (op, "<="))
-    met = value <= limit;
-  else
-    met = value >= limit;
+  ds_bench_table_note (table, "%s", line);
+}
 
-  ds_bench_table_note (table, "target %s: %.3g %s %s %.3g %s -> %s",
-                       what, value, unit, op, limit, unit,
-                       met ? "MET" : "MISSED");
+void
+ds_bench_print_target (const char *what,
+                       double      value,
+                       const char *op,
+                       double      limit,
+                       const char *unit)
+{
+  g_autofree char *line = format_target (what, value, op, limit, unit);
+
+  printf ("  %s\n", line);
 }
 
 void

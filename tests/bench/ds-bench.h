@@ -111,6 +111,13 @@ void           ds_bench_table_target     (DsBenchTable *table,
                                           double        limit,
                                           const char   *unit);
 
+/* The same line, printed at once (outside a table). */
+void           ds_bench_print_target     (const char   *what,
+                                          double        value,
+                                          const char   *op,
+                                          double        limit,
+                                          const char   *unit);
+
 char          *ds_bench_format_time      (double        ns);
 
 /* Exits DS_BENCH_SKIP with the reason when no CUDA device is usable. */
