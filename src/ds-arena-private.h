@@ -19,7 +19,7 @@
 
 #pragma once
 
-#include "ds-fence-private.h"
+#include "ds-fence-batch-private.h"
 #include "ds-scratchpad.h"
 
 G_BEGIN_DECLS

@@ -1,4 +1,4 @@
-/* ds-fence-private.h: stream identities, fences and release batches
+/* ds-fence-private.h: stream identities and fences
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -19,8 +19,9 @@
  *     wanted its blocks: then every 4th release, so a block that keeps
  *     going to the host (pinned staging) costs a quarter of a query. The
  *     first release of each stream is checked as well.
- *  5. A release batch gives every block of one scratchpad release back
- *     under one fence per stream, however many kinds and blocks it holds.
+ *  5. A release batch (ds-fence-batch-private.h) gives every block of one
+ *     scratchpad release back under one fence per stream, however many
+ *     kinds and blocks it holds.
  *  6. Events outlive streams, so the fences of a destroyed stream complete
  *     when its work does; a fence never checked is resolved, where someone
  *     must block for it, by synchronizing the stream's device, which also
@@ -180,64 +181,5 @@ void           ds_fence_set_policies        (DsFenceReleasePolicy      release,
                                              DsFenceCrossStreamPolicy  cross_stream);
 void           ds_fence_get_policies        (DsFenceReleasePolicy     *release,
                                              DsFenceCrossStreamPolicy *cross_stream);
-
-/* Release batches ---------------------------------------------------------------- */
-
-/*
- * DsFenceBatch: the blocks of one release (of one scratchpad, say), given
- * back to their resources under at most one fence per stream. On the
- * stack: init, deallocate each block, finish.
- */
-typedef struct
-{
-  /*< private >*/
-  struct
-  {
-    DsStreamState *stream;   /* one reference */
-    guint64        seq;
-  } fences[4];
-  guint          n_fences;
-  /* Streams already drained for resources that are not stream-ordered. */
-  DsAccessOrder  drained[2];
-  guint          n_drained;
-} DsFenceBatch;
-
-void           ds_fence_batch_init          (DsFenceBatch        *batch);
-/* The fence of this batch in @order's stream (a device order): recorded
- * (with ds_stream_state_record ()) the first time the batch is asked for
- * it, shared afterwards. *@stream is borrowed from the batch. */
-guint64        ds_fence_batch_get_fence     (DsFenceBatch        *batch,
-                                             const DsAccessOrder *order,
-                                             DsFenceCounters     *counters,
-                                             DsStreamState      **stream);
-/* Gives [ptr, ptr + size) back to @resource in @order (NULL: host order):
- * through the resource's fenced deallocation when it has one (pools: the
- * batch's fence); else deallocate_async () for a stream-ordered resource
- * and a device order; else deallocate (), once @order's stream has
- * drained (one wait per stream per batch). FALSE with @error set when the
- * block could not be given back safely: it is then leaked, never reused
- * early. */
-gboolean       ds_fence_batch_deallocate    (DsFenceBatch        *batch,
-                                             DsMemoryResource    *resource,
-                                             gpointer             ptr,
-                                             gsize                size,
-                                             gsize                alignment,
-                                             const DsAccessOrder *order,
-                                             GError             **error);
-/* Drops what the batch holds. Makes no CUDA call. */
-void           ds_fence_batch_finish        (DsFenceBatch        *batch);
-
-/* A resource type that takes blocks back under a batch's fence: its
- * function is called by ds_fence_batch_deallocate () instead of the
- * interface. Registered once, from the type's class_init. */
-typedef void (*DsFencedDeallocateFunc) (DsMemoryResource    *resource,
-                                        gpointer             ptr,
-                                        gsize                size,
-                                        gsize                alignment,
-                                        const DsAccessOrder *order,
-                                        DsFenceBatch        *batch);
-
-void           ds_fence_register_resource_type (GType                  type,
-                                                DsFencedDeallocateFunc func);
 
 G_END_DECLS

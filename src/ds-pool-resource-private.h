@@ -1,4 +1,5 @@
-/* ds-pool-resource-private.h: what the default registry calls
+/* ds-pool-resource-private.h: the pool's insides, for ds-pool-*.c, and
+ * what the default registry calls
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -7,8 +8,100 @@
 #pragma once
 
 #include "ds-pool-resource.h"
+#include "ds-pool-shard-private.h"
 
 G_BEGIN_DECLS
+
+struct _DsPoolResource
+{
+  GObject           parent_instance;
+
+  DsMemoryResource *upstream;
+  DsMemoryKind      kind;
+  gboolean          upstream_async;
+  guint64           max_cached_size;   /* atomic */
+
+  DsPoolShard     **shards;
+  guint             shard_mask;
+
+  /* Growth and shrinking: held bytes, the peak and the upstream calls. */
+  GMutex            grow_lock;
+  guint64           held;
+  guint64           upstream_allocations;
+  guint64           upstream_deallocations;
+  gint64            peak;              /* atomic */
+  DsFenceCounters   grow_cuda;
+
+  /* Where upstream calls made from any thread must run. */
+  gint              device;
+  gpointer          context;
+  gboolean          have_context;
+};
+
+/* Growth and shrinking (ds-pool-growth.c) ---------------------------------------- */
+
+gint64   ds_pool_total_demand   (DsPoolResource      *self);
+/* Raises the recorded peak to @demand if it is higher. */
+void     ds_pool_update_peak    (DsPoolResource      *self,
+                                 gint64               demand);
+/* Called with @shard locked after its demand grew past its mark. */
+void     ds_pool_observe_demand (DsPoolResource      *self,
+                                 DsPoolShard         *shard);
+
+/* Adds @delta to @shard's demand (called with its lock held). */
+static inline void
+ds_pool_add_demand (DsPoolResource *self,
+                    DsPoolShard    *shard,
+                    gint64          delta)
+{
+  gint64 demand = shard->demand + delta;
+
+  __atomic_store_n (&shard->demand, demand, __ATOMIC_RELAXED);
+  if (G_UNLIKELY (delta > 0 && demand > shard->demand_mark))
+    ds_pool_observe_demand (self, shard);
+}
+
+/* Adds the fence CUDA calls counted in @c to @shard's statistics. */
+void     ds_pool_add_counters   (DsPoolShard           *shard,
+                                 const DsFenceCounters *c);
+
+/* Enters the device and context upstream calls run in (nothing for an
+ * unbound or host pool). */
+gboolean ds_pool_enter_scope    (DsPoolResource      *self,
+                                 DsCudaScope         *scope);
+
+/* Gives cached blocks back upstream until @need bytes are freed; called
+ * with grow_lock held; the bytes freed. */
+guint64  ds_pool_evict_locked   (DsPoolResource      *self,
+                                 guint64              need,
+                                 DsPoolEvictMode      mode);
+
+/* A cache miss: a block of class (@ac, @cls) (DS_POOL_NO_CLASS: not
+ * cacheable), @up_size bytes aligned to @up_align, adding @demand, for
+ * @order. *@reused: a pending block was reused instead of a new one. */
+gpointer ds_pool_grow           (DsPoolResource      *self,
+                                 guint                ac,
+                                 guint                cls,
+                                 gsize                up_size,
+                                 gsize                up_align,
+                                 gsize                demand,
+                                 const DsAccessOrder *order,
+                                 gboolean            *reused,
+                                 GError             **error);
+
+/* Gives a block that is not cached back upstream once the fence (@ss,
+ * @seq) has completed (@ss NULL: at once); @shard is the caller's. */
+void     ds_pool_give_back      (DsPoolResource      *self,
+                                 DsPoolShard         *shard,
+                                 gpointer             ptr,
+                                 gsize                up_size,
+                                 gsize                up_align,
+                                 gsize                demand,
+                                 DsStreamState       *ss,
+                                 guint64              seq,
+                                 const DsAccessOrder *order);
+
+/* The default registry ---------------------------------------------------------- */
 
 /* A pool over @upstream whose upstream calls, from any thread, run on
  * @device (>= 0) in the driver context @context (NULL: the device's

@@ -25,6 +25,7 @@
 #include "ds-enum-types.h"
 #include "ds-error.h"
 #include "ds-host-memory-resource.h"
+#include "ds-fence-batch-private.h"
 #include "ds-pool-shard-private.h"
 
 /**
@@ -66,31 +67,6 @@
  * given back to it in a stream's order.
  */
 
-struct _DsPoolResource
-{
-  GObject           parent_instance;
-
-  DsMemoryResource *upstream;
-  DsMemoryKind      kind;
-  gboolean          upstream_async;
-  guint64           max_cached_size;   /* atomic */
-
-  DsPoolShard     **shards;
-  guint             shard_mask;
-
-  /* Growth and shrinking: held bytes, the peak and the upstream calls. */
-  GMutex            grow_lock;
-  guint64           held;
-  guint64           upstream_allocations;
-  guint64           upstream_deallocations;
-  gint64            peak;              /* atomic */
-  DsFenceCounters   grow_cuda;
-
-  /* Where upstream calls made from any thread must run. */
-  gint              device;
-  gpointer          context;
-  gboolean          have_context;
-};
 
 enum
 {
@@ -166,365 +142,6 @@ current_shard (DsPoolResource *self,
   return self->shards[i];
 }
 
-/* Raises the recorded peak to @demand if it is higher. */
-static void
-update_peak (DsPoolResource *self,
-             gint64          demand)
-{
-  gint64 peak = __atomic_load_n (&self->peak, __ATOMIC_RELAXED);
-
-  while (demand > peak &&
-         !__atomic_compare_exchange_n (&self->peak, &peak, demand, TRUE,
-                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-    ;
-}
-
-static gint64
-total_demand (DsPoolResource *self)
-{
-  gint64 total = 0;
-  guint i;
-
-  for (i = 0; i <= self->shard_mask; i++)
-    total += __atomic_load_n (&self->shards[i]->demand, __ATOMIC_RELAXED);
-
-  return total;
-}
-
-/* Called with @shard locked after its demand grew past its mark: adds up
- * all shards and raises the peak. With one thread (or threads that free
- * what they allocate) this sees every new peak; when blocks are freed by
- * other threads than the ones that took them, marks move geometrically so
- * that a producer thread does not add up all shards on every request. */
-static void
-observe_demand (DsPoolResource *self,
-                DsPoolShard    *shard)
-{
-  gint64 total = total_demand (self);
-
-  update_peak (self, total);
-  if (total >= shard->demand)
-    shard->demand_mark = shard->demand;
-  else
-    shard->demand_mark = shard->demand + shard->demand / 8;
-}
-
-static inline void
-shard_add_demand (DsPoolResource *self,
-                  DsPoolShard    *shard,
-                  gint64          delta)
-{
-  gint64 demand = shard->demand + delta;
-
-  __atomic_store_n (&shard->demand, demand, __ATOMIC_RELAXED);
-  if (G_UNLIKELY (delta > 0 && demand > shard->demand_mark))
-    observe_demand (self, shard);
-}
-
-static gboolean
-pool_enter_scope (DsPoolResource *self,
-                  DsCudaScope    *scope)
-{
-  if (self->kind == DS_MEMORY_KIND_HOST || !self->have_context)
-    {
-      memset (scope, 0, sizeof *scope);
-      return TRUE;
-    }
-
-  /* Bound to a device's primary context: that one exactly, even where the
-   * calling thread has another context of the same device current. */
-  return ds_cuda_scope_enter (scope, self->device,
-                              self->context != NULL ? self->context :
-                              ds_cuda_get_primary_context (self->device),
-                              NULL);
-}
-
-/* Remembers the device and context upstream calls run in, from the first
- * upstream allocation (made by a caller that has them current). Called
- * with grow_lock held. */
-static void
-pool_capture_context (DsPoolResource *self)
-{
-  gint current;
-
-  if (self->have_context || self->kind == DS_MEMORY_KIND_HOST)
-    return;
-  current = ds_cuda_get_device ();
-  if (current < 0 || (self->device >= 0 && current != self->device))
-    return;
-
-  self->device = current;
-  self->context = ds_cuda_get_current_context ();
-  self->have_context = TRUE;
-}
-
-/* Gives cached blocks back upstream until @need bytes are freed (largest
- * classes, oldest blocks first): first those known reusable, then, as
- * @mode allows, those whose fence has completed by now, then the rest,
- * waiting for their fences. Called with grow_lock held. Returns the bytes
- * freed. */
-static guint64
-evict_locked (DsPoolResource  *self,
-              guint64          need,
-              DsPoolEvictMode  mode)
-{
-  GArray *victims = g_array_new (FALSE, FALSE, sizeof (DsPoolVictim));
-  guint64 freed = 0;
-  guint i;
-
-  for (DsPoolEvictMode pass = DS_POOL_EVICT_READY; pass <= mode && freed < need; pass++)
-    for (i = 0; i <= self->shard_mask && freed < need; i++)
-      {
-        DsPoolShard *shard = self->shards[i];
-
-        if (ds_pool_shard_peek_n_cached (shard) == 0)
-          continue;
-
-        g_mutex_lock (&shard->lock);
-        freed += ds_pool_shard_evict_locked (shard, need - freed, pass, &self->grow_cuda, victims);
-        g_mutex_unlock (&shard->lock);
-      }
-
-  if (victims->len > 0)
-    {
-      DsCudaScope scope;
-      gboolean scoped = pool_enter_scope (self, &scope);
-
-      for (i = 0; i < victims->len; i++)
-        {
-          DsPoolVictim *v = &g_array_index (victims, DsPoolVictim, i);
-
-          if (v->ss != NULL && !ds_stream_state_wait (v->ss, v->seq, &self->grow_cuda))
-            {
-              /* Its work may never finish: hold it back for good. */
-              freed -= v->class_bytes;
-              ds_stream_state_unref (v->ss);
-              continue;
-            }
-          ds_stream_state_unref (v->ss);
-
-          ds_memory_resource_deallocate (self->upstream, v->ptr, v->class_bytes, v->alignment);
-          self->held -= v->class_bytes;
-          self->upstream_deallocations++;
-        }
-
-      if (scoped)
-        ds_cuda_scope_leave (&scope);
-    }
-  g_array_free (victims, TRUE);
-
-  return freed;
-}
-
-static gpointer
-upstream_alloc (DsPoolResource       *self,
-                gsize                 size,
-                gsize                 alignment,
-                const DsAccessOrder  *order,
-                GError              **error)
-{
-  if (self->upstream_async && order != NULL)
-    return ds_memory_resource_allocate_async (self->upstream, size, alignment, order, error);
-
-  return ds_memory_resource_allocate (self->upstream, size, alignment, error);
-}
-
-static void
-shard_add_counters (DsPoolShard           *shard,
-                    const DsFenceCounters *c)
-{
-  if (c->events_recorded + c->events_created + c->event_queries +
-      c->stream_waits + c->event_waits == 0)
-    return;
-
-  g_mutex_lock (&shard->lock);
-  shard->cuda.events_recorded += c->events_recorded;
-  shard->cuda.events_created += c->events_created;
-  shard->cuda.event_queries += c->event_queries;
-  shard->cuda.stream_waits += c->stream_waits;
-  shard->cuda.event_waits += c->event_waits;
-  g_mutex_unlock (&shard->lock);
-}
-
-/* At the memory bound: rather than give cached blocks back (a device-wide
- * cudaFree) and take a new one from upstream, reuse a pending block of the
- * class asked for: the requesting stream is made to wait for its fence
- * (host order: the host waits). Called with grow_lock held. */
-static gpointer
-take_pending_locked (DsPoolResource      *self,
-                     guint                ac,
-                     guint                cls,
-                     gsize                class_bytes,
-                     const DsAccessOrder *order)
-{
-  for (guint i = 0; i <= self->shard_mask; i++)
-    {
-      DsPoolShard *shard = self->shards[i];
-      DsStreamState *ss = NULL;
-      gpointer ptr;
-      guint64 seq = 0;
-
-      if (ds_pool_shard_peek_n_cached (shard) == 0)
-        continue;
-
-      g_mutex_lock (&shard->lock);
-      ptr = ds_pool_shard_take_any_locked (shard, ac, cls, class_bytes, &ss, &seq);
-      g_mutex_unlock (&shard->lock);
-
-      if (ptr == NULL)
-        continue;
-      /* Whatever the cross-stream policy: here the alternative is a
-       * blocking wait and a device-wide cudaFree. */
-      if (ss == NULL ||
-          (order != NULL && ds_stream_state_matches (ss, order)) ||
-          (order != NULL ? ds_stream_state_make_wait (ss, seq, order, &self->grow_cuda)
-                         : ds_stream_state_wait (ss, seq, &self->grow_cuda)))
-        {
-          ds_stream_state_unref (ss);
-          return ptr;
-        }
-
-      /* Its work will never finish (a failed device): hold it back. */
-      ds_stream_state_unref (ss);
-    }
-
-  return NULL;
-}
-
-/* A cache miss: takes a new block of @up_size bytes aligned to @up_align
- * from upstream, first making sure that what the pool holds stays within
- * twice the peak demand. *@reused: a pending block was reused instead. */
-static gpointer
-pool_grow (DsPoolResource       *self,
-           guint                 ac,
-           guint                 cls,
-           gsize                 up_size,
-           gsize                 up_align,
-           gsize                 demand,
-           const DsAccessOrder  *order,
-           gboolean             *reused,
-           GError              **error)
-{
-  GError *local_error = NULL;
-  gpointer ptr;
-  gint64 wanted, peak;
-
-  *reused = FALSE;
-
-  g_mutex_lock (&self->grow_lock);
-  pool_capture_context (self);
-  /* The peak this request makes, if it succeeds. */
-  wanted = total_demand (self) + (gint64) demand;
-  peak = MAX (__atomic_load_n (&self->peak, __ATOMIC_RELAXED), wanted);
-  if (self->held + up_size > 2 * (guint64) peak)
-    {
-      /* For CUDA kinds, giving a block back (cudaFree, cudaFreeHost) waits
-       * for the whole device anyway; for host memory it is cheap. */
-      if (cls != DS_POOL_NO_CLASS && self->kind != DS_MEMORY_KIND_HOST &&
-          (ptr = take_pending_locked (self, ac, cls, up_size, order)) != NULL)
-        {
-          g_mutex_unlock (&self->grow_lock);
-          *reused = TRUE;
-          return ptr;
-        }
-      evict_locked (self, self->held + up_size - 2 * (guint64) peak, DS_POOL_EVICT_ALL);
-    }
-  self->held += up_size;
-  self->upstream_allocations++;
-  g_mutex_unlock (&self->grow_lock);
-
-  {
-    DsCudaScope scope;
-    gboolean scoped = pool_enter_scope (self, &scope);
-
-    ptr = upstream_alloc (self, up_size, up_align, order, &local_error);
-    if (scoped)
-      ds_cuda_scope_leave (&scope);
-  }
-  if (ptr == NULL && local_error != NULL &&
-      g_error_matches (local_error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY))
-    {
-      guint64 freed;
-
-      /* Out of memory: give back everything cached and try once more. */
-      g_mutex_lock (&self->grow_lock);
-      freed = evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_ALL);
-      g_mutex_unlock (&self->grow_lock);
-
-      if (freed > 0)
-        {
-          DsCudaScope scope;
-          gboolean scoped = pool_enter_scope (self, &scope);
-
-          g_clear_error (&local_error);
-          ptr = upstream_alloc (self, up_size, up_align, order, &local_error);
-          if (scoped)
-            ds_cuda_scope_leave (&scope);
-        }
-    }
-
-  if (ptr == NULL)
-    {
-      g_mutex_lock (&self->grow_lock);
-      self->held -= up_size;
-      self->upstream_allocations--;
-      g_mutex_unlock (&self->grow_lock);
-      g_propagate_error (error, local_error);
-      return NULL;
-    }
-
-  update_peak (self, wanted);
-  return ptr;
-}
-
-/* Gives a block that is not to be cached straight back upstream, once the
- * stream work that may use it has finished. */
-static void
-pool_give_back (DsPoolResource      *self,
-                gpointer             ptr,
-                gsize                up_size,
-                gsize                up_align,
-                gsize                demand,
-                DsStreamState       *ss,
-                guint64              seq,
-                const DsAccessOrder *order)
-{
-  DsPoolShard *shard = current_shard (self, NULL);
-  DsFenceCounters counters = { 0, };
-  DsCudaScope scope;
-  gboolean scoped, freed = TRUE;
-
-  scoped = pool_enter_scope (self, &scope);
-  if (ss != NULL)
-    {
-      if (self->upstream_async)
-        ds_memory_resource_deallocate_async (self->upstream, ptr, up_size, up_align, order, NULL);
-      else if (ds_stream_state_wait (ss, seq, &counters))
-        ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
-      else
-        freed = FALSE;   /* held back for good */
-    }
-  else
-    {
-      ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
-    }
-  if (scoped)
-    ds_cuda_scope_leave (&scope);
-
-  shard_add_counters (shard, &counters);
-  g_mutex_lock (&shard->lock);
-  shard_add_demand (self, shard, -(gint64) demand);
-  g_mutex_unlock (&shard->lock);
-
-  if (freed)
-    {
-      g_mutex_lock (&self->grow_lock);
-      self->held -= up_size;
-      self->upstream_deallocations++;
-      g_mutex_unlock (&self->grow_lock);
-    }
-}
-
 /* Takes a block of @size bytes aligned to @alignment (validated) for use
  * in @order (NULL or host order: by anyone, at once). */
 static gpointer
@@ -572,7 +189,7 @@ pool_alloc (DsPoolResource       *self,
       if (G_LIKELY (ptr != NULL))
         {
           shard->hits++;
-          shard_add_demand (self, shard, (gint64) demand);
+          ds_pool_add_demand (self, shard, (gint64) demand);
           g_mutex_unlock (&shard->lock);
           ds_stream_state_unref (ss);
           return ptr;
@@ -596,7 +213,7 @@ pool_alloc (DsPoolResource       *self,
     }
 
   if (ptr == NULL)
-    ptr = pool_grow (self, cacheable ? ac : DS_POOL_NO_CLASS, cacheable ? cls : DS_POOL_NO_CLASS,
+    ptr = ds_pool_grow (self, cacheable ? ac : DS_POOL_NO_CLASS, cacheable ? cls : DS_POOL_NO_CLASS,
                      up_size, up_align, demand, order, &hit, error);
 
   if (ptr != NULL)
@@ -606,7 +223,7 @@ pool_alloc (DsPoolResource       *self,
         shard->hits++;
       else
         shard->misses++;
-      shard_add_demand (self, shard, (gint64) demand);
+      ds_pool_add_demand (self, shard, (gint64) demand);
       g_mutex_unlock (&shard->lock);
     }
 
@@ -636,12 +253,12 @@ pool_free (DsPoolResource      *self,
   cls = ds_pool_size_class (size, &class_bytes);
   if (G_UNLIKELY (ac == DS_POOL_NO_CLASS || cls == DS_POOL_NO_CLASS))
     {
-      pool_give_back (self, ptr, size, alignment, ds_pool_demand_of (size), ss, seq, order);
+      ds_pool_give_back (self, current_shard (self, NULL), ptr, size, alignment, ds_pool_demand_of (size), ss, seq, order);
       return;
     }
   if (G_UNLIKELY (class_bytes > __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
     {
-      pool_give_back (self, ptr, class_bytes, DS_POOL_GRANULE << ac, ds_pool_demand_of (size),
+      ds_pool_give_back (self, current_shard (self, NULL), ptr, class_bytes, DS_POOL_GRANULE << ac, ds_pool_demand_of (size),
                       ss, seq, order);
       return;
     }
@@ -653,7 +270,7 @@ pool_free (DsPoolResource      *self,
   g_mutex_lock (&shard->lock);
   ds_pool_shard_put_locked (shard, ac, cls, class_bytes, ptr, ss, seq, pending);
   if (pending == 0)
-    shard_add_demand (self, shard, -(gint64) ds_pool_demand_of (size));
+    ds_pool_add_demand (self, shard, -(gint64) ds_pool_demand_of (size));
   g_mutex_unlock (&shard->lock);
 }
 
@@ -716,7 +333,7 @@ ds_pool_resource_deallocate_fenced (DsMemoryResource    *resource,
     }
 
   seq = ds_fence_batch_get_fence (batch, order, &counters, &ss);
-  shard_add_counters (current_shard (self, NULL), &counters);
+  ds_pool_add_counters (current_shard (self, NULL), &counters);
   pool_free (self, ptr, size, alignment, ss, seq, order);
 }
 
@@ -768,7 +385,7 @@ ds_pool_resource_dispose (GObject *object)
   if (self->upstream != NULL)
     {
       g_mutex_lock (&self->grow_lock);
-      evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_ALL);
+      ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_ALL);
       g_mutex_unlock (&self->grow_lock);
     }
 
@@ -1051,7 +668,7 @@ ds_pool_resource_get_stats (DsPoolResource *self,
     }
   g_mutex_unlock (&self->grow_lock);
 
-  update_peak (self, demand);
+  ds_pool_update_peak (self, demand);
   stats->bytes_in_use = demand > 0 ? (guint64) demand : 0;
   stats->peak_bytes_in_use = (guint64) __atomic_load_n (&self->peak, __ATOMIC_RELAXED);
 }
@@ -1074,7 +691,7 @@ ds_pool_resource_trim (DsPoolResource *self)
   g_return_val_if_fail (DS_IS_POOL_RESOURCE (self), 0);
 
   g_mutex_lock (&self->grow_lock);
-  freed = evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_POLL);
+  freed = ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_POLL);
   g_mutex_unlock (&self->grow_lock);
 
   return freed;

@@ -1,4 +1,5 @@
-/* ds-scratchpad-private.h
+/* ds-scratchpad-private.h: the scratchpad's insides, for ds-scratchpad*.c,
+ * and what DsBlock and DsKernelContext use
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -7,8 +8,81 @@
 #pragma once
 
 #include "ds-scratchpad.h"
+#include "ds-access-order-private.h"
+#include "ds-arena-private.h"
 
 G_BEGIN_DECLS
+
+struct _DsScratchpad
+{
+  GObject             parent_instance;
+
+  /* Hot: the bump windows, first, where _DsScratchpadHead (the inline
+   * bump of ds-scratchpad.h) expects them. */
+  _DsScratchpadWindow windows[DS_N_MEMORY_KINDS];
+
+  DsArena             arenas[DS_N_MEMORY_KINDS];
+
+  /* The resources blocks came from, set on first use of a kind and kept
+   * across releases: a default one (borrowed: the registry keeps every
+   * default alive) or the one given. */
+  DsMemoryResource   *upstream[DS_N_MEMORY_KINDS];
+  /* Resources given as properties (a reference each); NULL: the default. */
+  DsMemoryResource   *resources[DS_N_MEMORY_KINDS];
+  /* Bit per kind: the upstream enters its own device and context for
+   * every CUDA call (the default pools do), so the scratchpad need not. */
+  guint               self_scoped;
+  /* Set by the first allocation: the settings are fixed from then on. */
+  gboolean            in_use;
+
+  /* UNSET device_order: the legacy default stream of the current device,
+   * resolved at the first allocation that needs a device. UNSET dealloc
+   * orders: the device order. */
+  DsAccessOrder       device_order;
+  DsAccessOrder       pinned_dealloc_order;
+  DsAccessOrder       managed_dealloc_order;
+
+  guint64             generation;
+};
+
+G_STATIC_ASSERT (G_STRUCT_OFFSET (DsScratchpad, windows) ==
+                 G_STRUCT_OFFSET (_DsScratchpadHead, _windows));
+G_STATIC_ASSERT (sizeof (((DsScratchpad *) 0)->windows) ==
+                 sizeof (((_DsScratchpadHead *) 0)->_windows));
+
+/* The order @kind memory goes back in (NULL for host memory). */
+static inline const DsAccessOrder *
+ds_scratchpad_dealloc_order (DsScratchpad *self,
+                             DsMemoryKind  kind)
+{
+  switch (kind)
+    {
+    case DS_MEMORY_KIND_PINNED:
+      if (self->pinned_dealloc_order.type != DS_ACCESS_ORDER_TYPE_UNSET)
+        return &self->pinned_dealloc_order;
+      return &self->device_order;
+    case DS_MEMORY_KIND_MANAGED:
+      if (self->managed_dealloc_order.type != DS_ACCESS_ORDER_TYPE_UNSET)
+        return &self->managed_dealloc_order;
+      return &self->device_order;
+    case DS_MEMORY_KIND_DEVICE:
+      return &self->device_order;
+    case DS_MEMORY_KIND_HOST:
+    default:
+      return NULL;
+    }
+}
+
+
+/* Settings (ds-scratchpad-settings.c): each returns whether it changed. */
+gboolean ds_scratchpad_set_order          (DsAccessOrder       *dest,
+                                           const DsAccessOrder *src);
+gboolean ds_scratchpad_set_initial_size   (DsScratchpad        *self,
+                                           DsMemoryKind         kind,
+                                           guint64              size);
+/* The get/set_property vfuncs and the eleven properties. */
+void     ds_scratchpad_install_properties (GObjectClass        *object_class);
+
 
 /* Incremented by every release: memory handed out under an older
  * generation has been given back. */

@@ -56,109 +56,12 @@
  * order by itself. The resources and pools behind it are thread-safe.
  */
 
-struct _DsScratchpad
-{
-  GObject             parent_instance;
-
-  /* Hot: the bump windows, first, where _DsScratchpadHead (the inline
-   * bump of ds-scratchpad.h) expects them. */
-  _DsScratchpadWindow windows[DS_N_MEMORY_KINDS];
-
-  DsArena             arenas[DS_N_MEMORY_KINDS];
-
-  /* The resources blocks came from, set on first use of a kind and kept
-   * across releases: a default one (borrowed: the registry keeps every
-   * default alive) or the one given. */
-  DsMemoryResource   *upstream[DS_N_MEMORY_KINDS];
-  /* Resources given as properties (a reference each); NULL: the default. */
-  DsMemoryResource   *resources[DS_N_MEMORY_KINDS];
-  /* Bit per kind: the upstream enters its own device and context for
-   * every CUDA call (the default pools do), so the scratchpad need not. */
-  guint               self_scoped;
-  /* Set by the first allocation: the settings are fixed from then on. */
-  gboolean            in_use;
-
-  /* UNSET device_order: the legacy default stream of the current device,
-   * resolved at the first allocation that needs a device. UNSET dealloc
-   * orders: the device order. */
-  DsAccessOrder       device_order;
-  DsAccessOrder       pinned_dealloc_order;
-  DsAccessOrder       managed_dealloc_order;
-
-  guint64             generation;
-};
-
-G_STATIC_ASSERT (G_STRUCT_OFFSET (DsScratchpad, windows) ==
-                 G_STRUCT_OFFSET (_DsScratchpadHead, _windows));
-G_STATIC_ASSERT (sizeof (((DsScratchpad *) 0)->windows) ==
-                 sizeof (((_DsScratchpadHead *) 0)->_windows));
-
 static void ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (DsScratchpad, ds_scratchpad, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (DS_TYPE_SCRATCHPAD_IFACE,
                                                       ds_scratchpad_iface_iface_init))
 
-enum {
-  PROP_0,
-  PROP_DEVICE_ORDER,
-  PROP_PINNED_DEALLOC_ORDER,
-  PROP_MANAGED_DEALLOC_ORDER,
-  PROP_INITIAL_SIZE_HOST,
-  PROP_INITIAL_SIZE_PINNED,
-  PROP_INITIAL_SIZE_DEVICE,
-  PROP_INITIAL_SIZE_MANAGED,
-  PROP_HOST_RESOURCE,
-  PROP_PINNED_RESOURCE,
-  PROP_DEVICE_RESOURCE,
-  PROP_MANAGED_RESOURCE,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
-
-/* Plain read-write properties, accepted until the first allocation and
- * refused (with a critical) afterwards: construct properties would make
- * every g_object_new () set all eleven, which costs more than the rest of
- * making a scratchpad (see set_property ()). */
-#define SETTING_FLAGS \
-  (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS)
-
-/* Sets *@dest to @src (NULL: unset); whether that changed it. */
-static gboolean
-set_order (DsAccessOrder       *dest,
-           const DsAccessOrder *src)
-{
-  DsAccessOrder value;
-
-  if (src != NULL)
-    value = *src;
-  else
-    memset (&value, 0, sizeof value);
-  if (memcmp (dest, &value, sizeof value) == 0)
-    return FALSE;
-
-  *dest = value;
-  return TRUE;
-}
-
-/* Sets the first block size of @kind (0: the default); whether that
- * changed it. Only before the first allocation. */
-static gboolean
-set_initial_size (DsScratchpad *self,
-                  DsMemoryKind  kind,
-                  guint64       size)
-{
-  gsize s = size != 0 ? (gsize) MIN (size, (guint64) G_MAXSIZE / 2) : DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
-
-  if (self->arenas[kind].initial_size == s)
-    return FALSE;
-
-  ds_arena_init (&self->arenas[kind], &self->windows[kind], s);
-  return TRUE;
-}
-
-/* Resolves the default device order, which needs a device. */
 static gboolean
 ensure_device_order (DsScratchpad  *self,
                      GError       **error)
@@ -171,28 +74,6 @@ ensure_device_order (DsScratchpad  *self,
 
   ds_access_order_init_stream (&self->device_order, NULL, -1);
   return TRUE;
-}
-
-static const DsAccessOrder *
-dealloc_order (DsScratchpad *self,
-               DsMemoryKind  kind)
-{
-  switch (kind)
-    {
-    case DS_MEMORY_KIND_PINNED:
-      if (self->pinned_dealloc_order.type != DS_ACCESS_ORDER_TYPE_UNSET)
-        return &self->pinned_dealloc_order;
-      return &self->device_order;
-    case DS_MEMORY_KIND_MANAGED:
-      if (self->managed_dealloc_order.type != DS_ACCESS_ORDER_TYPE_UNSET)
-        return &self->managed_dealloc_order;
-      return &self->device_order;
-    case DS_MEMORY_KIND_DEVICE:
-      return &self->device_order;
-    case DS_MEMORY_KIND_HOST:
-    default:
-      return NULL;
-    }
 }
 
 static gboolean
@@ -468,7 +349,7 @@ ds_scratchpad_release (DsScratchpad *self)
           continue;
         }
 
-      if (!ds_arena_release (arena, self->upstream[kind], dealloc_order (self, kind),
+      if (!ds_arena_release (arena, self->upstream[kind], ds_scratchpad_dealloc_order (self, kind),
                              &batch, &error))
         {
           g_warning ("Scratchpad %p: %s memory could not be given back in order "
@@ -484,139 +365,6 @@ ds_scratchpad_release (DsScratchpad *self)
   g_clear_error (&scope_error);
 
   self->generation++;
-}
-
-/**
- * ds_scratchpad_to_device:
- * @self: a #DsScratchpad
- * @data: (array length=size) (element-type guint8): host data to upload
- * @size: the number of bytes
- * @alignment: a power of two, or 0 for 16
- * @error: return location for a #GError
- *
- * Puts a copy of @data into device scratch, in the device order (DALI's
- * `ToGPU`): @data is copied into pinned scratch, then to device scratch with
- * `cudaMemcpyAsync` on the device order's stream. @data may be reused as
- * soon as this returns; the device copy is ready for work queued on that
- * stream afterwards.
- *
- * Returns: (transfer none) (nullable) (type guintptr): the device address,
- *   `NULL` for size 0, or `NULL` with @error set
- */
-gpointer
-ds_scratchpad_to_device (DsScratchpad  *self,
-                         gconstpointer  data,
-                         gsize          size,
-                         gsize          alignment,
-                         GError       **error)
-{
-  gconstpointer arrays[1] = { data };
-  gsize sizes[1] = { size };
-
-  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
-  g_return_val_if_fail (data != NULL || size == 0, NULL);
-
-  if (size == 0)
-    return NULL;
-
-  return ds_scratchpad_to_contiguous_device (self, 1, arrays, sizes, alignment, NULL, error);
-}
-
-/**
- * ds_scratchpad_to_contiguous_device: (skip)
- * @self: a #DsScratchpad
- * @n_arrays: the number of host arrays
- * @arrays: (array length=n_arrays): the host arrays
- * @sizes: (array length=n_arrays): their sizes in bytes
- * @alignment: the alignment of each array in the device block (a power of
- *   two, or 0 for 16)
- * @device_ptrs: (array length=n_arrays) (out caller-allocates) (optional):
- *   where to store the device address of each array
- * @error: return location for a #GError
- *
- * Packs several host arrays into one contiguous device block with a single
- * copy (DALI's `ToContiguousGPU`): each array is placed at the next
- * multiple of @alignment, the whole is staged in pinned scratch and
- * uploaded with one `cudaMemcpyAsync` on the device order's stream.
- *
- * Returns: (transfer none) (nullable): the device address of the block
- *   (that of the first array), `NULL` if all sizes are 0, or `NULL` with
- *   @error set
- */
-gpointer
-ds_scratchpad_to_contiguous_device (DsScratchpad        *self,
-                                    guint                n_arrays,
-                                    const gconstpointer *arrays,
-                                    const gsize         *sizes,
-                                    gsize                alignment,
-                                    gpointer            *device_ptrs,
-                                    GError             **error)
-{
-  gsize total = 0;
-  guint8 *staging, *device;
-
-  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
-  g_return_val_if_fail (n_arrays == 0 || (arrays != NULL && sizes != NULL), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  if (!ds_memory_check_size_alignment (0, &alignment, DS_SCRATCHPAD_DEFAULT_ALIGNMENT, error))
-    return NULL;
-
-  for (guint i = 0; i < n_arrays; i++)
-    {
-      gsize start = (total + alignment - 1) & ~(alignment - 1);
-
-      if (start < total || sizes[i] > G_MAXSIZE - start - alignment)
-        {
-          g_set_error_literal (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
-                               "The arrays' total size overflows");
-          return NULL;
-        }
-      g_return_val_if_fail (arrays[i] != NULL || sizes[i] == 0, NULL);
-      total = start + sizes[i];
-    }
-
-  if (total == 0)
-    {
-      for (guint i = 0; device_ptrs != NULL && i < n_arrays; i++)
-        device_ptrs[i] = NULL;
-      return NULL;
-    }
-
-  staging = ds_scratchpad_alloc (self, DS_MEMORY_KIND_PINNED, total, alignment, error);
-  if (staging == NULL)
-    return NULL;
-  device = ds_scratchpad_alloc (self, DS_MEMORY_KIND_DEVICE, total, alignment, error);
-  if (device == NULL)
-    return NULL;
-
-  total = 0;
-  for (guint i = 0; i < n_arrays; i++)
-    {
-      gsize start = (total + alignment - 1) & ~(alignment - 1);
-
-      if (sizes[i] > 0)
-        memcpy (staging + start, arrays[i], sizes[i]);
-      if (device_ptrs != NULL)
-        device_ptrs[i] = sizes[i] > 0 ? device + start : NULL;
-      total = start + sizes[i];
-    }
-
-  {
-    const DsAccessOrder *pinned_order = dealloc_order (self, DS_MEMORY_KIND_PINNED);
-
-    /* In host order the copy is complete when this returns. */
-    if (!ds_access_order_memcpy (&self->device_order, device, staging, total, FALSE, error))
-      return NULL;
-
-    /* The staging block goes back in the pinned deallocation order; if
-     * that is not the device order, make it wait for the copy. */
-    if (!ds_access_order_equal (pinned_order, &self->device_order) &&
-        !ds_access_order_wait (pinned_order, &self->device_order, error))
-      return NULL;
-  }
-
-  return device;
 }
 
 /**
@@ -657,7 +405,7 @@ ds_scratchpad_get_dealloc_order (DsScratchpad *self,
   g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
   g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), NULL);
 
-  return dealloc_order (self, kind);
+  return ds_scratchpad_dealloc_order (self, kind);
 }
 
 /**
@@ -799,125 +547,6 @@ ds_scratchpad_finalize (GObject *object)
   G_OBJECT_CLASS (ds_scratchpad_parent_class)->finalize (object);
 }
 
-static const DsAccessOrder *
-order_or_null (const DsAccessOrder *order)
-{
-  return order->type != DS_ACCESS_ORDER_TYPE_UNSET ? order : NULL;
-}
-
-/* What a *-resource property reads: the resource given, the one blocks
- * came from, or the default that the next allocation would use; NULL when
- * that needs a device that cannot be used (or is not known yet). Never
- * creates a CUDA context. */
-static DsMemoryResource *
-resource_in_effect (DsScratchpad *self,
-                    DsMemoryKind  kind)
-{
-  gboolean self_scoped;
-
-  if (self->resources[kind] != NULL)
-    return self->resources[kind];
-  if (self->upstream[kind] != NULL)
-    return self->upstream[kind];
-  if (kind == DS_MEMORY_KIND_HOST)
-    return ds_default_resource_get_cached (kind, 0, NULL, &self_scoped, NULL);
-  if (self->device_order.type == DS_ACCESS_ORDER_TYPE_UNSET || !ds_cuda_ensure_available (NULL))
-    return NULL;
-
-  return ds_default_resource_get_cached (kind, self->device_order.device,
-                                         self->device_order.context, &self_scoped, NULL);
-}
-
-static void
-ds_scratchpad_get_property (GObject    *object,
-                            guint       prop_id,
-                            GValue     *value,
-                            GParamSpec *pspec)
-{
-  DsScratchpad *self = DS_SCRATCHPAD (object);
-
-  switch (prop_id)
-    {
-    case PROP_DEVICE_ORDER:
-      g_value_set_boxed (value, order_or_null (&self->device_order));
-      break;
-    case PROP_PINNED_DEALLOC_ORDER:
-      g_value_set_boxed (value, order_or_null (dealloc_order (self, DS_MEMORY_KIND_PINNED)));
-      break;
-    case PROP_MANAGED_DEALLOC_ORDER:
-      g_value_set_boxed (value, order_or_null (dealloc_order (self, DS_MEMORY_KIND_MANAGED)));
-      break;
-    case PROP_INITIAL_SIZE_HOST:
-    case PROP_INITIAL_SIZE_PINNED:
-    case PROP_INITIAL_SIZE_DEVICE:
-    case PROP_INITIAL_SIZE_MANAGED:
-      g_value_set_uint64 (value, self->arenas[prop_id - PROP_INITIAL_SIZE_HOST].initial_size);
-      break;
-    case PROP_HOST_RESOURCE:
-    case PROP_PINNED_RESOURCE:
-    case PROP_DEVICE_RESOURCE:
-    case PROP_MANAGED_RESOURCE:
-      {
-        g_value_set_object (value, resource_in_effect (self, prop_id - PROP_HOST_RESOURCE));
-      }
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-ds_scratchpad_set_property (GObject      *object,
-                            guint         prop_id,
-                            const GValue *value,
-                            GParamSpec   *pspec)
-{
-  DsScratchpad *self = DS_SCRATCHPAD (object);
-  gboolean changed;
-
-  if (self->in_use)
-    {
-      g_critical ("The %s property of scratchpad %p cannot change once it has "
-                  "allocated; set it before the first allocation", pspec->name, self);
-      return;
-    }
-
-  switch (prop_id)
-    {
-    case PROP_DEVICE_ORDER:
-      changed = set_order (&self->device_order, g_value_get_boxed (value));
-      break;
-    case PROP_PINNED_DEALLOC_ORDER:
-      changed = set_order (&self->pinned_dealloc_order, g_value_get_boxed (value));
-      break;
-    case PROP_MANAGED_DEALLOC_ORDER:
-      changed = set_order (&self->managed_dealloc_order, g_value_get_boxed (value));
-      break;
-    case PROP_INITIAL_SIZE_HOST:
-    case PROP_INITIAL_SIZE_PINNED:
-    case PROP_INITIAL_SIZE_DEVICE:
-    case PROP_INITIAL_SIZE_MANAGED:
-      changed = set_initial_size (self, prop_id - PROP_INITIAL_SIZE_HOST, g_value_get_uint64 (value));
-      break;
-    case PROP_HOST_RESOURCE:
-    case PROP_PINNED_RESOURCE:
-    case PROP_DEVICE_RESOURCE:
-    case PROP_MANAGED_RESOURCE:
-      /* A resource of the wrong kind is reported as an error at the first
-       * allocation of this kind (see ensure_upstream ()), where a caller
-       * from Python gets a GError rather than a critical. */
-      changed = g_set_object (&self->resources[prop_id - PROP_HOST_RESOURCE],
-                              g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      return;
-    }
-
-  if (changed)
-    g_object_notify_by_pspec (object, pspec);
-}
-
 static void
 ds_scratchpad_class_init (DsScratchpadClass *klass)
 {
@@ -925,139 +554,8 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
 
   object_class->dispose = ds_scratchpad_dispose;
   object_class->finalize = ds_scratchpad_finalize;
-  object_class->get_property = ds_scratchpad_get_property;
-  object_class->set_property = ds_scratchpad_set_property;
 
-  /**
-   * DsScratchpad:device-order:
-   *
-   * The order device memory is allocated and released in, and the device
-   * (and driver context) of the GPU kinds. `NULL`: the legacy default
-   * stream of the device current at the first GPU allocation.
-   */
-  properties[PROP_DEVICE_ORDER] =
-    g_param_spec_boxed ("device-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
-                        SETTING_FLAGS);
-
-  /**
-   * DsScratchpad:pinned-dealloc-order:
-   *
-   * The order pinned memory is given back in. `NULL`: the device order,
-   * which is also what the property reads back then.
-   */
-  properties[PROP_PINNED_DEALLOC_ORDER] =
-    g_param_spec_boxed ("pinned-dealloc-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
-                        SETTING_FLAGS);
-
-  /**
-   * DsScratchpad:managed-dealloc-order:
-   *
-   * The order managed memory is given back in. `NULL`: the device order,
-   * which is also what the property reads back then.
-   */
-  properties[PROP_MANAGED_DEALLOC_ORDER] =
-    g_param_spec_boxed ("managed-dealloc-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
-                        SETTING_FLAGS);
-
-  /**
-   * DsScratchpad:initial-size-host:
-   *
-   * The size of the first host block; each next one doubles. 0: 64 KiB.
-   */
-  properties[PROP_INITIAL_SIZE_HOST] =
-    g_param_spec_uint64 ("initial-size-host", NULL, NULL,
-                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
-                         SETTING_FLAGS);
-
-  /**
-   * DsScratchpad:initial-size-pinned:
-   *
-   * The size of the first pinned block; each next one doubles. 0: 64 KiB.
-   */
-  properties[PROP_INITIAL_SIZE_PINNED] =
-    g_param_spec_uint64 ("initial-size-pinned", NULL, NULL,
-                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
-                         SETTING_FLAGS);
-
-  /**
-   * DsScratchpad:initial-size-device:
-   *
-   * The size of the first device block; each next one doubles. 0: 64 KiB.
-   */
-  properties[PROP_INITIAL_SIZE_DEVICE] =
-    g_param_spec_uint64 ("initial-size-device", NULL, NULL,
-                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
-                         SETTING_FLAGS);
-
-  /**
-   * DsScratchpad:initial-size-managed:
-   *
-   * The size of the first managed block; each next one doubles. 0: 64 KiB.
-   */
-  properties[PROP_INITIAL_SIZE_MANAGED] =
-    g_param_spec_uint64 ("initial-size-managed", NULL, NULL,
-                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
-                         SETTING_FLAGS);
-
-  /**
-   * DsScratchpad:host-resource:
-   *
-   * Where host blocks come from. `NULL`: the default host resource.
-   *
-   * Reads back the resource in effect (the default one when none was
-   * given). A resource of another kind makes the first host allocation
-   * fail with %DS_ERROR_INVALID_ARGUMENT.
-   */
-  properties[PROP_HOST_RESOURCE] =
-    g_param_spec_object ("host-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
-                         SETTING_FLAGS);
-
-  /**
-   * DsScratchpad:pinned-resource:
-   *
-   * Where pinned blocks come from. `NULL`: the default pinned resource of
-   * the device order's device.
-   *
-   * Reads back the resource in effect: the one given, else the default
-   * one once the device order is known (`NULL` before, or without a CUDA
-   * device). A resource of another kind makes the first pinned allocation
-   * fail with %DS_ERROR_INVALID_ARGUMENT.
-   */
-  properties[PROP_PINNED_RESOURCE] =
-    g_param_spec_object ("pinned-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
-                         SETTING_FLAGS);
-
-  /**
-   * DsScratchpad:device-resource:
-   *
-   * Where device blocks come from. `NULL`: the default device resource of
-   * the device order's device.
-   *
-   * Reads back the resource in effect: the one given, else the default
-   * one once the device order is known (`NULL` before, or without a CUDA
-   * device). A resource of another kind makes the first device allocation
-   * fail with %DS_ERROR_INVALID_ARGUMENT.
-   */
-  properties[PROP_DEVICE_RESOURCE] =
-    g_param_spec_object ("device-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
-                         SETTING_FLAGS);
-
-  /**
-   * DsScratchpad:managed-resource:
-   *
-   * Where managed blocks come from. `NULL`: the default managed resource of
-   * the device order's device.
-   *
-   * Reads back the resource in effect: the one given, else the default
-   * one once the device order is known (`NULL` before, or without a CUDA
-   * device). A resource of another kind makes the first managed allocation
-   * fail with %DS_ERROR_INVALID_ARGUMENT.
-   */
-  properties[PROP_MANAGED_RESOURCE] =
-    g_param_spec_object ("managed-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
-                         SETTING_FLAGS);
-
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  ds_scratchpad_install_properties (object_class);
 }
 
 static void
@@ -1116,12 +614,12 @@ ds_scratchpad_new_full (const DsAccessOrder *device_order,
   /* Set the fields directly: the same result as passing
    * properties, without the GValue round trips on a per-unit-of-work path. */
   self = g_object_new (DS_TYPE_SCRATCHPAD, NULL);
-  set_order (&self->device_order, device_order);
-  set_order (&self->pinned_dealloc_order, pinned_dealloc_order);
-  set_order (&self->managed_dealloc_order, managed_dealloc_order);
+  ds_scratchpad_set_order (&self->device_order, device_order);
+  ds_scratchpad_set_order (&self->pinned_dealloc_order, pinned_dealloc_order);
+  ds_scratchpad_set_order (&self->managed_dealloc_order, managed_dealloc_order);
   if (initial_sizes != NULL)
     for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
-      set_initial_size (self, kind, initial_sizes[kind]);
+      ds_scratchpad_set_initial_size (self, kind, initial_sizes[kind]);
 
   return self;
 }

@@ -1,0 +1,367 @@
+/* ds-pool-growth.c: how a pool grows and shrinks
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * How it works: the shards count demand (the bytes their threads took and
+ * did not give back clean; see ds-pool-shard-private.h) and the pool keeps
+ * the peak of their sum, looked at only when a shard's demand passes its
+ * mark. A cache miss takes a new block from upstream (in the pool's own
+ * device and context) once what the pool holds would stay within twice
+ * that peak; otherwise it first reuses a pending block of the class asked
+ * for (behind a stream wait), or gives cached blocks back upstream, oldest
+ * and largest first. Blocks too large to cache go straight back upstream
+ * once their stream work is done.
+ */
+
+#include "config.h"
+
+#include "ds-pool-resource-private.h"
+#include "ds-error.h"
+
+/* Raises the recorded peak to @demand if it is higher. */
+void
+ds_pool_update_peak (DsPoolResource *self,
+                     gint64          demand)
+{
+  gint64 peak = __atomic_load_n (&self->peak, __ATOMIC_RELAXED);
+
+  while (demand > peak &&
+         !__atomic_compare_exchange_n (&self->peak, &peak, demand, TRUE,
+                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    ;
+}
+
+gint64
+ds_pool_total_demand (DsPoolResource *self)
+{
+  gint64 total = 0;
+  guint i;
+
+  for (i = 0; i <= self->shard_mask; i++)
+    total += __atomic_load_n (&self->shards[i]->demand, __ATOMIC_RELAXED);
+
+  return total;
+}
+
+/* Called with @shard locked after its demand grew past its mark: adds up
+ * all shards and raises the peak. With one thread (or threads that free
+ * what they allocate) this sees every new peak; when blocks are freed by
+ * other threads than the ones that took them, marks move geometrically so
+ * that a producer thread does not add up all shards on every request. */
+void
+ds_pool_observe_demand (DsPoolResource *self,
+                        DsPoolShard    *shard)
+{
+  gint64 total = ds_pool_total_demand (self);
+
+  ds_pool_update_peak (self, total);
+  if (total >= shard->demand)
+    shard->demand_mark = shard->demand;
+  else
+    shard->demand_mark = shard->demand + shard->demand / 8;
+}
+
+gboolean
+ds_pool_enter_scope (DsPoolResource *self,
+                     DsCudaScope    *scope)
+{
+  if (self->kind == DS_MEMORY_KIND_HOST || !self->have_context)
+    {
+      memset (scope, 0, sizeof *scope);
+      return TRUE;
+    }
+
+  /* Bound to a device's primary context: that one exactly, even where the
+   * calling thread has another context of the same device current. */
+  return ds_cuda_scope_enter (scope, self->device,
+                              self->context != NULL ? self->context :
+                              ds_cuda_get_primary_context (self->device),
+                              NULL);
+}
+
+/* Remembers the device and context upstream calls run in, from the first
+ * upstream allocation (made by a caller that has them current). Called
+ * with grow_lock held. */
+static void
+pool_capture_context (DsPoolResource *self)
+{
+  gint current;
+
+  if (self->have_context || self->kind == DS_MEMORY_KIND_HOST)
+    return;
+  current = ds_cuda_get_device ();
+  if (current < 0 || (self->device >= 0 && current != self->device))
+    return;
+
+  self->device = current;
+  self->context = ds_cuda_get_current_context ();
+  self->have_context = TRUE;
+}
+
+/* Gives cached blocks back upstream until @need bytes are freed (largest
+ * classes, oldest blocks first): first those known reusable, then, as
+ * @mode allows, those whose fence has completed by now, then the rest,
+ * waiting for their fences. Called with grow_lock held. Returns the bytes
+ * freed. */
+guint64
+ds_pool_evict_locked (DsPoolResource  *self,
+                      guint64          need,
+                      DsPoolEvictMode  mode)
+{
+  GArray *victims = g_array_new (FALSE, FALSE, sizeof (DsPoolVictim));
+  guint64 freed = 0;
+  guint i;
+
+  for (DsPoolEvictMode pass = DS_POOL_EVICT_READY; pass <= mode && freed < need; pass++)
+    for (i = 0; i <= self->shard_mask && freed < need; i++)
+      {
+        DsPoolShard *shard = self->shards[i];
+
+        if (ds_pool_shard_peek_n_cached (shard) == 0)
+          continue;
+
+        g_mutex_lock (&shard->lock);
+        freed += ds_pool_shard_evict_locked (shard, need - freed, pass, &self->grow_cuda, victims);
+        g_mutex_unlock (&shard->lock);
+      }
+
+  if (victims->len > 0)
+    {
+      DsCudaScope scope;
+      gboolean scoped = ds_pool_enter_scope (self, &scope);
+
+      for (i = 0; i < victims->len; i++)
+        {
+          DsPoolVictim *v = &g_array_index (victims, DsPoolVictim, i);
+
+          if (v->ss != NULL && !ds_stream_state_wait (v->ss, v->seq, &self->grow_cuda))
+            {
+              /* Its work may never finish: hold it back for good. */
+              freed -= v->class_bytes;
+              ds_stream_state_unref (v->ss);
+              continue;
+            }
+          ds_stream_state_unref (v->ss);
+
+          ds_memory_resource_deallocate (self->upstream, v->ptr, v->class_bytes, v->alignment);
+          self->held -= v->class_bytes;
+          self->upstream_deallocations++;
+        }
+
+      if (scoped)
+        ds_cuda_scope_leave (&scope);
+    }
+  g_array_free (victims, TRUE);
+
+  return freed;
+}
+
+static gpointer
+upstream_alloc (DsPoolResource       *self,
+                gsize                 size,
+                gsize                 alignment,
+                const DsAccessOrder  *order,
+                GError              **error)
+{
+  if (self->upstream_async && order != NULL)
+    return ds_memory_resource_allocate_async (self->upstream, size, alignment, order, error);
+
+  return ds_memory_resource_allocate (self->upstream, size, alignment, error);
+}
+
+void
+ds_pool_add_counters (DsPoolShard           *shard,
+                      const DsFenceCounters *c)
+{
+  if (c->events_recorded + c->events_created + c->event_queries +
+      c->stream_waits + c->event_waits == 0)
+    return;
+
+  g_mutex_lock (&shard->lock);
+  shard->cuda.events_recorded += c->events_recorded;
+  shard->cuda.events_created += c->events_created;
+  shard->cuda.event_queries += c->event_queries;
+  shard->cuda.stream_waits += c->stream_waits;
+  shard->cuda.event_waits += c->event_waits;
+  g_mutex_unlock (&shard->lock);
+}
+
+/* At the memory bound: rather than give cached blocks back (a device-wide
+ * cudaFree) and take a new one from upstream, reuse a pending block of the
+ * class asked for: the requesting stream is made to wait for its fence
+ * (host order: the host waits). Called with grow_lock held. */
+static gpointer
+take_pending_locked (DsPoolResource      *self,
+                     guint                ac,
+                     guint                cls,
+                     gsize                class_bytes,
+                     const DsAccessOrder *order)
+{
+  for (guint i = 0; i <= self->shard_mask; i++)
+    {
+      DsPoolShard *shard = self->shards[i];
+      DsStreamState *ss = NULL;
+      gpointer ptr;
+      guint64 seq = 0;
+
+      if (ds_pool_shard_peek_n_cached (shard) == 0)
+        continue;
+
+      g_mutex_lock (&shard->lock);
+      ptr = ds_pool_shard_take_any_locked (shard, ac, cls, class_bytes, &ss, &seq);
+      g_mutex_unlock (&shard->lock);
+
+      if (ptr == NULL)
+        continue;
+      /* Whatever the cross-stream policy: here the alternative is a
+       * blocking wait and a device-wide cudaFree. */
+      if (ss == NULL ||
+          (order != NULL && ds_stream_state_matches (ss, order)) ||
+          (order != NULL ? ds_stream_state_make_wait (ss, seq, order, &self->grow_cuda)
+                         : ds_stream_state_wait (ss, seq, &self->grow_cuda)))
+        {
+          ds_stream_state_unref (ss);
+          return ptr;
+        }
+
+      /* Its work will never finish (a failed device): hold it back. */
+      ds_stream_state_unref (ss);
+    }
+
+  return NULL;
+}
+
+/* A cache miss: takes a new block of @up_size bytes aligned to @up_align
+ * from upstream, first making sure that what the pool holds stays within
+ * twice the peak demand. *@reused: a pending block was reused instead. */
+gpointer
+ds_pool_grow (DsPoolResource       *self,
+              guint                 ac,
+              guint                 cls,
+              gsize                 up_size,
+              gsize                 up_align,
+              gsize                 demand,
+              const DsAccessOrder  *order,
+              gboolean             *reused,
+              GError              **error)
+{
+  GError *local_error = NULL;
+  gpointer ptr;
+  gint64 wanted, peak;
+
+  *reused = FALSE;
+
+  g_mutex_lock (&self->grow_lock);
+  pool_capture_context (self);
+  /* The peak this request makes, if it succeeds. */
+  wanted = ds_pool_total_demand (self) + (gint64) demand;
+  peak = MAX (__atomic_load_n (&self->peak, __ATOMIC_RELAXED), wanted);
+  if (self->held + up_size > 2 * (guint64) peak)
+    {
+      /* For CUDA kinds, giving a block back (cudaFree, cudaFreeHost) waits
+       * for the whole device anyway; for host memory it is cheap. */
+      if (cls != DS_POOL_NO_CLASS && self->kind != DS_MEMORY_KIND_HOST &&
+          (ptr = take_pending_locked (self, ac, cls, up_size, order)) != NULL)
+        {
+          g_mutex_unlock (&self->grow_lock);
+          *reused = TRUE;
+          return ptr;
+        }
+      ds_pool_evict_locked (self, self->held + up_size - 2 * (guint64) peak, DS_POOL_EVICT_ALL);
+    }
+  self->held += up_size;
+  self->upstream_allocations++;
+  g_mutex_unlock (&self->grow_lock);
+
+  {
+    DsCudaScope scope;
+    gboolean scoped = ds_pool_enter_scope (self, &scope);
+
+    ptr = upstream_alloc (self, up_size, up_align, order, &local_error);
+    if (scoped)
+      ds_cuda_scope_leave (&scope);
+  }
+  if (ptr == NULL && local_error != NULL &&
+      g_error_matches (local_error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY))
+    {
+      guint64 freed;
+
+      /* Out of memory: give back everything cached and try once more. */
+      g_mutex_lock (&self->grow_lock);
+      freed = ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_ALL);
+      g_mutex_unlock (&self->grow_lock);
+
+      if (freed > 0)
+        {
+          DsCudaScope scope;
+          gboolean scoped = ds_pool_enter_scope (self, &scope);
+
+          g_clear_error (&local_error);
+          ptr = upstream_alloc (self, up_size, up_align, order, &local_error);
+          if (scoped)
+            ds_cuda_scope_leave (&scope);
+        }
+    }
+
+  if (ptr == NULL)
+    {
+      g_mutex_lock (&self->grow_lock);
+      self->held -= up_size;
+      self->upstream_allocations--;
+      g_mutex_unlock (&self->grow_lock);
+      g_propagate_error (error, local_error);
+      return NULL;
+    }
+
+  ds_pool_update_peak (self, wanted);
+  return ptr;
+}
+
+/* Gives a block that is not to be cached straight back upstream, once the
+ * stream work that may use it has finished. */
+void
+ds_pool_give_back (DsPoolResource      *self,
+                   DsPoolShard         *shard,
+                   gpointer             ptr,
+                   gsize                up_size,
+                   gsize                up_align,
+                   gsize                demand,
+                   DsStreamState       *ss,
+                   guint64              seq,
+                   const DsAccessOrder *order)
+{
+  DsFenceCounters counters = { 0, };
+  DsCudaScope scope;
+  gboolean scoped, freed = TRUE;
+
+  scoped = ds_pool_enter_scope (self, &scope);
+  if (ss != NULL)
+    {
+      if (self->upstream_async)
+        ds_memory_resource_deallocate_async (self->upstream, ptr, up_size, up_align, order, NULL);
+      else if (ds_stream_state_wait (ss, seq, &counters))
+        ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
+      else
+        freed = FALSE;   /* held back for good */
+    }
+  else
+    {
+      ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
+    }
+  if (scoped)
+    ds_cuda_scope_leave (&scope);
+
+  ds_pool_add_counters (shard, &counters);
+  g_mutex_lock (&shard->lock);
+  ds_pool_add_demand (self, shard, -(gint64) demand);
+  g_mutex_unlock (&shard->lock);
+
+  if (freed)
+    {
+      g_mutex_lock (&self->grow_lock);
+      self->held -= up_size;
+      self->upstream_deallocations++;
+      g_mutex_unlock (&self->grow_lock);
+    }
+}

@@ -1,0 +1,334 @@
+/* ds-scratchpad-settings.c: DsScratchpad, continued: its settings
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The eleven properties of DESIGN §2 (orders, first block sizes,
+ * resources): plain read-write properties, accepted until the scratchpad
+ * first allocates and refused with a critical afterwards, which keeps
+ * g_object_new () as cheap as for a GObject without properties; and what
+ * they read back (the values in effect, defaults resolved).
+ */
+
+#include "config.h"
+
+#include "ds-scratchpad-private.h"
+#include "ds-default-resources-private.h"
+#include "ds-memory-resource-private.h"
+
+enum {
+  PROP_0,
+  PROP_DEVICE_ORDER,
+  PROP_PINNED_DEALLOC_ORDER,
+  PROP_MANAGED_DEALLOC_ORDER,
+  PROP_INITIAL_SIZE_HOST,
+  PROP_INITIAL_SIZE_PINNED,
+  PROP_INITIAL_SIZE_DEVICE,
+  PROP_INITIAL_SIZE_MANAGED,
+  PROP_HOST_RESOURCE,
+  PROP_PINNED_RESOURCE,
+  PROP_DEVICE_RESOURCE,
+  PROP_MANAGED_RESOURCE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* Plain read-write properties, accepted until the first allocation and
+ * refused (with a critical) afterwards: construct properties would make
+ * every g_object_new () set all eleven, which costs more than the rest of
+ * making a scratchpad (see set_property ()). */
+#define SETTING_FLAGS \
+  (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS)
+
+/* Sets *@dest to @src (NULL: unset); whether that changed it. */
+gboolean
+ds_scratchpad_set_order (DsAccessOrder       *dest,
+           const DsAccessOrder *src)
+{
+  DsAccessOrder value;
+
+  if (src != NULL)
+    value = *src;
+  else
+    memset (&value, 0, sizeof value);
+  if (memcmp (dest, &value, sizeof value) == 0)
+    return FALSE;
+
+  *dest = value;
+  return TRUE;
+}
+
+/* Sets the first block size of @kind (0: the default); whether that
+ * changed it. Only before the first allocation. */
+gboolean
+ds_scratchpad_set_initial_size (DsScratchpad *self,
+                  DsMemoryKind  kind,
+                  guint64       size)
+{
+  gsize s = size != 0 ? (gsize) MIN (size, (guint64) G_MAXSIZE / 2) : DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
+
+  if (self->arenas[kind].initial_size == s)
+    return FALSE;
+
+  ds_arena_init (&self->arenas[kind], &self->windows[kind], s);
+  return TRUE;
+}
+
+/* Resolves the default device order, which needs a device. */
+static const DsAccessOrder *
+order_or_null (const DsAccessOrder *order)
+{
+  return order->type != DS_ACCESS_ORDER_TYPE_UNSET ? order : NULL;
+}
+
+/* What a *-resource property reads: the resource given, the one blocks
+ * came from, or the default that the next allocation would use; NULL when
+ * that needs a device that cannot be used (or is not known yet). Never
+ * creates a CUDA context. */
+static DsMemoryResource *
+resource_in_effect (DsScratchpad *self,
+                    DsMemoryKind  kind)
+{
+  gboolean self_scoped;
+
+  if (self->resources[kind] != NULL)
+    return self->resources[kind];
+  if (self->upstream[kind] != NULL)
+    return self->upstream[kind];
+  if (kind == DS_MEMORY_KIND_HOST)
+    return ds_default_resource_get_cached (kind, 0, NULL, &self_scoped, NULL);
+  if (self->device_order.type == DS_ACCESS_ORDER_TYPE_UNSET || !ds_cuda_ensure_available (NULL))
+    return NULL;
+
+  return ds_default_resource_get_cached (kind, self->device_order.device,
+                                         self->device_order.context, &self_scoped, NULL);
+}
+
+static void
+ds_scratchpad_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  DsScratchpad *self = DS_SCRATCHPAD (object);
+
+  switch (prop_id)
+    {
+    case PROP_DEVICE_ORDER:
+      g_value_set_boxed (value, order_or_null (&self->device_order));
+      break;
+    case PROP_PINNED_DEALLOC_ORDER:
+      g_value_set_boxed (value, order_or_null (ds_scratchpad_dealloc_order (self, DS_MEMORY_KIND_PINNED)));
+      break;
+    case PROP_MANAGED_DEALLOC_ORDER:
+      g_value_set_boxed (value, order_or_null (ds_scratchpad_dealloc_order (self, DS_MEMORY_KIND_MANAGED)));
+      break;
+    case PROP_INITIAL_SIZE_HOST:
+    case PROP_INITIAL_SIZE_PINNED:
+    case PROP_INITIAL_SIZE_DEVICE:
+    case PROP_INITIAL_SIZE_MANAGED:
+      g_value_set_uint64 (value, self->arenas[prop_id - PROP_INITIAL_SIZE_HOST].initial_size);
+      break;
+    case PROP_HOST_RESOURCE:
+    case PROP_PINNED_RESOURCE:
+    case PROP_DEVICE_RESOURCE:
+    case PROP_MANAGED_RESOURCE:
+      {
+        g_value_set_object (value, resource_in_effect (self, prop_id - PROP_HOST_RESOURCE));
+      }
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ds_scratchpad_set_property (GObject      *object,
+                            guint         prop_id,
+                            const GValue *value,
+                            GParamSpec   *pspec)
+{
+  DsScratchpad *self = DS_SCRATCHPAD (object);
+  gboolean changed;
+
+  if (self->in_use)
+    {
+      g_critical ("The %s property of scratchpad %p cannot change once it has "
+                  "allocated; set it before the first allocation", pspec->name, self);
+      return;
+    }
+
+  switch (prop_id)
+    {
+    case PROP_DEVICE_ORDER:
+      changed = ds_scratchpad_set_order (&self->device_order, g_value_get_boxed (value));
+      break;
+    case PROP_PINNED_DEALLOC_ORDER:
+      changed = ds_scratchpad_set_order (&self->pinned_dealloc_order, g_value_get_boxed (value));
+      break;
+    case PROP_MANAGED_DEALLOC_ORDER:
+      changed = ds_scratchpad_set_order (&self->managed_dealloc_order, g_value_get_boxed (value));
+      break;
+    case PROP_INITIAL_SIZE_HOST:
+    case PROP_INITIAL_SIZE_PINNED:
+    case PROP_INITIAL_SIZE_DEVICE:
+    case PROP_INITIAL_SIZE_MANAGED:
+      changed = ds_scratchpad_set_initial_size (self, prop_id - PROP_INITIAL_SIZE_HOST, g_value_get_uint64 (value));
+      break;
+    case PROP_HOST_RESOURCE:
+    case PROP_PINNED_RESOURCE:
+    case PROP_DEVICE_RESOURCE:
+    case PROP_MANAGED_RESOURCE:
+      /* A resource of the wrong kind is reported as an error at the first
+       * allocation of this kind (see ensure_upstream ()), where a caller
+       * from Python gets a GError rather than a critical. */
+      changed = g_set_object (&self->resources[prop_id - PROP_HOST_RESOURCE],
+                              g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      return;
+    }
+
+  if (changed)
+    g_object_notify_by_pspec (object, pspec);
+}
+
+void
+ds_scratchpad_install_properties (GObjectClass *object_class)
+{
+  object_class->get_property = ds_scratchpad_get_property;
+  object_class->set_property = ds_scratchpad_set_property;
+
+  /**
+   * DsScratchpad:device-order:
+   *
+   * The order device memory is allocated and released in, and the device
+   * (and driver context) of the GPU kinds. `NULL`: the legacy default
+   * stream of the device current at the first GPU allocation.
+   */
+  properties[PROP_DEVICE_ORDER] =
+    g_param_spec_boxed ("device-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
+                        SETTING_FLAGS);
+
+  /**
+   * DsScratchpad:pinned-dealloc-order:
+   *
+   * The order pinned memory is given back in. `NULL`: the device order,
+   * which is also what the property reads back then.
+   */
+  properties[PROP_PINNED_DEALLOC_ORDER] =
+    g_param_spec_boxed ("pinned-dealloc-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
+                        SETTING_FLAGS);
+
+  /**
+   * DsScratchpad:managed-dealloc-order:
+   *
+   * The order managed memory is given back in. `NULL`: the device order,
+   * which is also what the property reads back then.
+   */
+  properties[PROP_MANAGED_DEALLOC_ORDER] =
+    g_param_spec_boxed ("managed-dealloc-order", NULL, NULL, DS_TYPE_ACCESS_ORDER,
+                        SETTING_FLAGS);
+
+  /**
+   * DsScratchpad:initial-size-host:
+   *
+   * The size of the first host block; each next one doubles. 0: 64 KiB.
+   */
+  properties[PROP_INITIAL_SIZE_HOST] =
+    g_param_spec_uint64 ("initial-size-host", NULL, NULL,
+                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
+                         SETTING_FLAGS);
+
+  /**
+   * DsScratchpad:initial-size-pinned:
+   *
+   * The size of the first pinned block; each next one doubles. 0: 64 KiB.
+   */
+  properties[PROP_INITIAL_SIZE_PINNED] =
+    g_param_spec_uint64 ("initial-size-pinned", NULL, NULL,
+                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
+                         SETTING_FLAGS);
+
+  /**
+   * DsScratchpad:initial-size-device:
+   *
+   * The size of the first device block; each next one doubles. 0: 64 KiB.
+   */
+  properties[PROP_INITIAL_SIZE_DEVICE] =
+    g_param_spec_uint64 ("initial-size-device", NULL, NULL,
+                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
+                         SETTING_FLAGS);
+
+  /**
+   * DsScratchpad:initial-size-managed:
+   *
+   * The size of the first managed block; each next one doubles. 0: 64 KiB.
+   */
+  properties[PROP_INITIAL_SIZE_MANAGED] =
+    g_param_spec_uint64 ("initial-size-managed", NULL, NULL,
+                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
+                         SETTING_FLAGS);
+
+  /**
+   * DsScratchpad:host-resource:
+   *
+   * Where host blocks come from. `NULL`: the default host resource.
+   *
+   * Reads back the resource in effect (the default one when none was
+   * given). A resource of another kind makes the first host allocation
+   * fail with %DS_ERROR_INVALID_ARGUMENT.
+   */
+  properties[PROP_HOST_RESOURCE] =
+    g_param_spec_object ("host-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
+                         SETTING_FLAGS);
+
+  /**
+   * DsScratchpad:pinned-resource:
+   *
+   * Where pinned blocks come from. `NULL`: the default pinned resource of
+   * the device order's device.
+   *
+   * Reads back the resource in effect: the one given, else the default
+   * one once the device order is known (`NULL` before, or without a CUDA
+   * device). A resource of another kind makes the first pinned allocation
+   * fail with %DS_ERROR_INVALID_ARGUMENT.
+   */
+  properties[PROP_PINNED_RESOURCE] =
+    g_param_spec_object ("pinned-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
+                         SETTING_FLAGS);
+
+  /**
+   * DsScratchpad:device-resource:
+   *
+   * Where device blocks come from. `NULL`: the default device resource of
+   * the device order's device.
+   *
+   * Reads back the resource in effect: the one given, else the default
+   * one once the device order is known (`NULL` before, or without a CUDA
+   * device). A resource of another kind makes the first device allocation
+   * fail with %DS_ERROR_INVALID_ARGUMENT.
+   */
+  properties[PROP_DEVICE_RESOURCE] =
+    g_param_spec_object ("device-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
+                         SETTING_FLAGS);
+
+  /**
+   * DsScratchpad:managed-resource:
+   *
+   * Where managed blocks come from. `NULL`: the default managed resource of
+   * the device order's device.
+   *
+   * Reads back the resource in effect: the one given, else the default
+   * one once the device order is known (`NULL` before, or without a CUDA
+   * device). A resource of another kind makes the first managed allocation
+   * fail with %DS_ERROR_INVALID_ARGUMENT.
+   */
+  properties[PROP_MANAGED_RESOURCE] =
+    g_param_spec_object ("managed-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
+                         SETTING_FLAGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
