@@ -438,6 +438,10 @@ ds_stream_state_poll (DsStreamState   *self,
   g_mutex_lock (&self->lock);
   if (seq > self->completed)
     {
+      /* Others want this stream's blocks: its releases get checked. */
+      if (!g_atomic_int_get (&self->wanted))
+        g_atomic_int_set (&self->wanted, TRUE);
+
       if (has_fence_locked (self, seq))
         {
           DsCudaScope scope;
@@ -448,10 +452,6 @@ ds_stream_state_poll (DsStreamState   *self,
               poll_locked (self, seq, counters);
               ds_cuda_scope_leave (&scope);
             }
-        }
-      else if (!g_atomic_int_get (&self->wanted))
-        {
-          g_atomic_int_set (&self->wanted, TRUE);
         }
     }
   done = seq <= self->completed;

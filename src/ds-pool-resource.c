@@ -663,12 +663,14 @@ ds_pool_resource_get_stats (DsPoolResource *self,
       stats->event_waits += shard->cuda.event_waits;
       stats->bytes_cached += shard->bytes_cached;
       stats->n_cached_blocks += shard->n_cached;
+      stats->bytes_pending += shard->pending;
       demand += shard->demand;
       g_mutex_unlock (&shard->lock);
     }
   g_mutex_unlock (&self->grow_lock);
 
   ds_pool_update_peak (self, demand);
+  demand -= (gint64) stats->bytes_pending;
   stats->bytes_in_use = demand > 0 ? (guint64) demand : 0;
   stats->peak_bytes_in_use = (guint64) __atomic_load_n (&self->peak, __ATOMIC_RELAXED);
 }
@@ -679,7 +681,9 @@ ds_pool_resource_get_stats (DsPoolResource *self,
  *
  * Gives every cached block that no stream work uses any more back to the
  * upstream resource. Blocks whose release is still pending on a stream
- * stay; nothing waits.
+ * stay, and so do blocks given back in a stream's order that the pool has
+ * not had a reason to check yet (no one else wanted them; see
+ * [struct@Ds.PoolStats]:bytes_pending); nothing waits.
  *
  * Returns: the number of bytes given back
  */

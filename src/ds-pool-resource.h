@@ -41,17 +41,22 @@ typedef struct _DsPoolStats DsPoolStats;
  * @stream_waits: streams made to wait for another stream's release
  *   (`cudaStreamWaitEvent`)
  * @event_waits: blocking waits for a release to complete
- *   (`cudaEventSynchronize`, `cudaStreamSynchronize`); only on trim,
- *   under memory pressure and at finalization
+ *   (`cudaEventSynchronize`, `cudaStreamSynchronize`,
+ *   `cudaDeviceSynchronize`); only under memory pressure, for a release
+ *   whose event could not be recorded, and at finalization
  * @bytes_held: bytes currently held from the upstream resource, in use or
  *   cached
  * @bytes_cached: bytes currently cached: held but not in use, including
  *   blocks that wait for stream work to finish
  * @bytes_in_use: bytes currently handed out and not given back; each
  *   request counts its size rounded up to a multiple of 256 bytes
- * @peak_bytes_in_use: the highest @bytes_in_use seen (the pool's peak
- *   concurrent demand)
+ * @peak_bytes_in_use: the highest demand seen: @bytes_in_use plus
+ *   @bytes_pending (the pool's peak concurrent demand, which bounds what
+ *   it holds)
  * @n_cached_blocks: blocks currently cached
+ * @bytes_pending: bytes given back in a stream's order that the pool does
+ *   not know to be reusable by others yet (their stream work may still use
+ *   them; the stream that gave them back can reuse them at once)
  *
  * Statistics of a [class@Ds.PoolResource], from
  * [method@Ds.PoolResource.get_stats].
@@ -77,9 +82,10 @@ struct _DsPoolStats
   guint64 bytes_in_use;
   guint64 peak_bytes_in_use;
   guint64 n_cached_blocks;
+  guint64 bytes_pending;
 
   /*< private >*/
-  guint64 _ds_reserved[8];
+  guint64 _ds_reserved[7];
 };
 
 DS_AVAILABLE_IN_ALL

@@ -120,7 +120,10 @@ take_block_locked (DsPoolShard    *shard,
   *ss_out = b->ss;
   b->ss = NULL;
   if (b->pending != 0)
-    __atomic_store_n (&shard->demand, shard->demand - (gint64) b->pending, __ATOMIC_RELAXED);
+    {
+      __atomic_store_n (&shard->demand, shard->demand - (gint64) b->pending, __ATOMIC_RELAXED);
+      shard->pending -= b->pending;
+    }
   b->next = shard->spare;
   shard->spare = b;
   __atomic_store_n (&shard->n_cached, shard->n_cached - 1, __ATOMIC_RELAXED);
@@ -150,6 +153,7 @@ ds_pool_shard_put_locked (DsPoolShard   *shard,
   b->ss = ss != NULL ? ds_stream_state_ref (ss) : NULL;
   b->seq = seq;
   b->pending = pending;
+  shard->pending += pending;
   bin_push_head (shard_bin (shard, ac, cls, TRUE), b);
   __atomic_store_n (&shard->n_cached, shard->n_cached + 1, __ATOMIC_RELAXED);
   shard->bytes_cached += class_bytes;

@@ -11,7 +11,7 @@
 #include "ds-test-resource.h"
 #include "ds-test-utils.h"
 #include "ds-default-resources-private.h"
-#include "ds-fence-private.h"
+#include "ds-fence-batch-private.h"
 #include "ds-pool-resource-private.h"
 #include "ds-access-order-private.h"
 
@@ -984,6 +984,131 @@ test_cuda_cross_stream (gconstpointer user_data)
 }
 
 static void
+test_cuda_lazy_same_stream (void)
+{
+  DsTestResource *up;
+  DsMemoryResource *pool;
+  cudaStream_t stream;
+  DsAccessOrder order;
+  g_autoptr(GError) error = NULL;
+  DsPoolStats before, after;
+  gpointer p, q, buffer;
+  guint i;
+
+  g_test_summary ("Lazy fences: a block given back in stream S and taken again "
+                  "in S costs no CUDA call, not even a query, ever");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+
+  pool = test_pool_new_device (&up);
+  stream = ds_test_stream_new ();
+  ds_access_order_init_stream (&order, stream, -1);
+  /* Work for the stream between reuses (the pool's blocks are tokens). */
+  DS_TEST_CUDA_CHECK (cudaMalloc (&buffer, 4));
+
+  /* The first release of a stream is checked: warm that up. */
+  p = ds_memory_resource_allocate_async (pool, 1 << 20, 0, &order, &error);
+  g_assert_no_error (error);
+  g_assert_true (ds_memory_resource_deallocate_async (pool, p, 1 << 20, 0, &order, NULL));
+
+  before = stats_of (pool);
+  ds_test_cuda_spy_reset ();
+  for (i = 0; i < 1000; i++)
+    {
+      q = ds_memory_resource_allocate_async (pool, 1 << 20, 0, &order, &error);
+      g_assert_no_error (error);
+      g_assert_true (q == p);
+      DS_TEST_CUDA_CHECK (cudaMemsetAsync (buffer, 0, 4, stream));
+      g_assert_true (ds_memory_resource_deallocate_async (pool, q, 1 << 20, 0, &order, NULL));
+    }
+  after = stats_of (pool);
+  if (ds_test_cuda_spy_works ())
+    /* The test's own memsets only. */
+    g_assert_cmpuint (ds_test_cuda_spy_get_count (), ==, 1000);
+  g_assert_cmpuint (cuda_calls_of (&after), ==, cuda_calls_of (&before));
+  g_assert_cmpuint (after.bytes_pending, ==, 1 << 20);
+  g_assert_cmpuint (after.bytes_in_use, ==, 0);
+  assert_within_bound (pool);
+
+  DS_TEST_CUDA_CHECK (cudaFree (buffer));
+  ds_test_stream_free (stream);
+  g_assert_finalize_object (pool);
+  ds_test_resource_assert_clean (up);
+  g_object_unref (up);
+  reset_policies ();
+}
+
+static void
+test_cuda_lazy_host_reuse (void)
+{
+  g_autoptr(DsMemoryResource) up = NULL;
+  DsMemoryResource *pool;
+  cudaStream_t stream;
+  DsAccessOrder order;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) busy = g_ptr_array_new ();
+  DsPoolStats before, after;
+  gint done = 0;
+  guint i, reused = 0;
+
+  g_test_summary ("Lazy fences: pinned blocks given back in a busy stream's "
+                  "order never go to the host before that work is done; once "
+                  "it is, they are reused, with at most a quarter of a CUDA "
+                  "call per round");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+
+  up = ds_pinned_memory_resource_new ();
+  pool = ds_pool_resource_new (up);
+  stream = ds_test_stream_new ();
+  ds_access_order_init_stream (&order, stream, -1);
+
+  /* While the stream sleeps, every block handed to the host is new. */
+  ds_test_stream_sleep (stream, 300, &done);
+  for (i = 0; i < 8; i++)
+    {
+      guint8 *p = ds_memory_resource_allocate (pool, 64 << 10, 0, &error);
+
+      g_assert_no_error (error);
+      if (g_atomic_int_get (&done))
+        break;
+      g_assert_false (g_ptr_array_find (busy, p, NULL));
+      p[0] = (guint8) i;
+      g_ptr_array_add (busy, p);
+      g_assert_true (ds_memory_resource_deallocate_async (pool, p, 64 << 10, 0, &order, NULL));
+    }
+  g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
+  g_assert_true (ds_test_wait_until (g_atomic_int_get (&done), 5000));
+  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (stream));
+
+  /* Idle now: the blocks come back, checked every few releases. */
+  before = stats_of (pool);
+  for (i = 0; i < 400; i++)
+    {
+      guint8 *p = ds_memory_resource_allocate (pool, 64 << 10, 0, &error);
+
+      g_assert_no_error (error);
+      reused += g_ptr_array_find (busy, p, NULL);
+      p[0] = 1;
+      g_assert_true (ds_memory_resource_deallocate_async (pool, p, 64 << 10, 0, &order, NULL));
+    }
+  after = stats_of (pool);
+  g_test_message ("reused %u of 400; CUDA calls %" G_GUINT64_FORMAT "; upstream %" G_GUINT64_FORMAT
+                  "; held %" G_GUINT64_FORMAT " B", reused, cuda_calls_of (&after) - cuda_calls_of (&before),
+                  after.upstream_allocations, after.bytes_held);
+  g_assert_cmpuint (reused, >, 300);
+  g_assert_cmpuint (10 * (cuda_calls_of (&after) - cuda_calls_of (&before)), <=, 3 * 400);
+  g_assert_cmpuint (after.upstream_allocations, <=, before.upstream_allocations + 4);
+  assert_within_bound (pool);
+
+  ds_test_stream_free (stream);
+  g_assert_finalize_object (pool);
+  reset_policies ();
+}
+
+static void
 test_cuda_destroyed_stream (void)
 {
   DsTestResource *up;
@@ -1632,6 +1757,8 @@ main (int    argc,
   g_test_add_func ("/Ds/PoolResource/no-device/stream-order", test_stream_order_without_device);
 
   add_cuda_test ("/Ds/PoolResource/cuda/same-stream", test_cuda_same_stream);
+  add_cuda_test ("/Ds/PoolResource/cuda/lazy/same-stream", test_cuda_lazy_same_stream);
+  add_cuda_test ("/Ds/PoolResource/cuda/lazy/host-reuse", test_cuda_lazy_host_reuse);
   add_cuda_test ("/Ds/PoolResource/cuda/legacy-stream", test_cuda_legacy_stream);
   add_cuda_data_test ("/Ds/PoolResource/cuda/cross-stream/query", DS_FENCE_CROSS_STREAM_QUERY, test_cuda_cross_stream);
   add_cuda_data_test ("/Ds/PoolResource/cuda/cross-stream/wait", DS_FENCE_CROSS_STREAM_WAIT, test_cuda_cross_stream);
