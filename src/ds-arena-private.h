@@ -54,11 +54,15 @@ typedef struct
   gsize         initial_size;
   gsize         next_size;
 
-  DsArenaBlock *blocks;
+  DsArenaBlock *blocks;          /* inline_blocks, or the heap past them */
   guint         n_blocks;
   guint         blocks_capacity;
+  /* Most units of work take a few blocks per kind: no heap for those. */
+  DsArenaBlock  inline_blocks[4];
 } DsArena;
 
+/* Initializes @arena (new, or emptied with ds_arena_clear ()) to bump in
+ * @window, with a first block of @initial_size bytes. */
 void     ds_arena_init    (DsArena              *arena,
                            _DsScratchpadWindow  *window,
                            gsize                 initial_size);

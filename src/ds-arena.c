@@ -18,6 +18,8 @@ ds_arena_init (DsArena             *arena,
   memset (arena, 0, sizeof *arena);
   memset (window, 0, sizeof *window);
   arena->window = window;
+  arena->blocks = arena->inline_blocks;
+  arena->blocks_capacity = G_N_ELEMENTS (arena->inline_blocks);
   arena->initial_size = initial_size;
   arena->next_size = initial_size;
 }
@@ -27,8 +29,10 @@ ds_arena_clear (DsArena *arena)
 {
   g_warn_if_fail (arena->n_blocks == 0);
 
-  g_clear_pointer (&arena->blocks, g_free);
-  arena->blocks_capacity = 0;
+  if (arena->blocks != arena->inline_blocks)
+    g_free (arena->blocks);
+  arena->blocks = arena->inline_blocks;
+  arena->blocks_capacity = G_N_ELEMENTS (arena->inline_blocks);
 }
 
 gsize
@@ -75,8 +79,10 @@ ds_arena_grow (DsArena              *arena,
 
   if (arena->n_blocks == arena->blocks_capacity)
     {
-      guint capacity = MAX (8, arena->blocks_capacity * 2);
+      guint capacity = arena->blocks_capacity * 2;
 
+      if (arena->blocks == arena->inline_blocks)
+        arena->blocks = g_memdup2 (arena->inline_blocks, sizeof arena->inline_blocks);
       arena->blocks = g_renew (DsArenaBlock, arena->blocks, capacity);
       arena->blocks_capacity = capacity;
     }

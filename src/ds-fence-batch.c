@@ -56,37 +56,42 @@ ds_fence_batch_init (DsFenceBatch *batch)
 guint64
 ds_fence_batch_get_fence (DsFenceBatch         *batch,
                           const DsAccessOrder  *order,
+                          gboolean              wanted,
                           DsFenceCounters      *counters,
                           DsStreamState       **stream)
 {
+  guint last = G_N_ELEMENTS (batch->fences) - 1;
   DsStreamState *ss;
   guint64 seq;
 
   for (guint i = 0; i < batch->n_fences; i++)
     if (ds_stream_state_matches (batch->fences[i].stream, order))
       {
+        /* Made without asking; asked now by a resource that wants it. */
+        if (wanted && !batch->fences[i].wanted)
+          {
+            batch->fences[i].seq = ds_stream_state_check (batch->fences[i].stream,
+                                                          batch->fences[i].seq,
+                                                          order, counters);
+            batch->fences[i].wanted = TRUE;
+          }
         *stream = batch->fences[i].stream;
         return batch->fences[i].seq;
       }
 
   /* The first block of this stream in this batch: one fence. */
   ss = ds_stream_state_get (order);
-  seq = ds_stream_state_record (ss, order, counters);
+  seq = ds_stream_state_record (ss, order, wanted, counters);
 
-  if (batch->n_fences < G_N_ELEMENTS (batch->fences))
-    {
-      batch->fences[batch->n_fences].stream = ss;
-      batch->fences[batch->n_fences].seq = seq;
-      batch->n_fences++;
-    }
+  if (batch->n_fences <= last)
+    last = batch->n_fences++;
   else
-    {
-      /* Full: the last entry makes room (its blocks hold their own
-       * references); that stream, if it comes back, gets a new fence. */
-      ds_stream_state_unref (batch->fences[G_N_ELEMENTS (batch->fences) - 1].stream);
-      batch->fences[G_N_ELEMENTS (batch->fences) - 1].stream = ss;
-      batch->fences[G_N_ELEMENTS (batch->fences) - 1].seq = seq;
-    }
+    /* Full: the last entry makes room (its blocks hold their own
+     * references); that stream, if it comes back, gets a new fence. */
+    ds_stream_state_unref (batch->fences[last].stream);
+  batch->fences[last].stream = ss;
+  batch->fences[last].seq = seq;
+  batch->fences[last].wanted = wanted;
 
   *stream = ss;
   return seq;

@@ -14,11 +14,12 @@
  *     the new work behind the old. No event, no query, ever.
  *  4. Anyone else (another stream, the host) takes it only once the fence
  *     is known complete: all seqs <= DsStreamState.completed are. A stream
- *     is checked (one cudaStreamQuery; an event only if it is busy) at a
- *     release, where it is known to be alive, and only once others have
- *     wanted its blocks: then every 4th release, so a block that keeps
- *     going to the host (pinned staging) costs a quarter of a query. The
- *     first release of each stream is checked as well.
+ *     is checked (one cudaStreamQuery; an event only if it is busy, which
+ *     fences the releases so far) at a release, where it is known to be
+ *     alive, and only for a resource whose blocks others have wanted:
+ *     then every 8th release, so a block that keeps going to the host
+ *     (pinned staging) costs an eighth of a check. The first release of
+ *     each stream is checked as well.
  *  5. A release batch (ds-fence-batch-private.h) gives every block of one
  *     scratchpad release back under one fence per stream, however many
  *     kinds and blocks it holds.
@@ -66,7 +67,7 @@ struct _DsStreamState
 
   guint64   released;      /* the last release seq handed out (atomic) */
   guint64   completed;     /* every seq <= this has completed (atomic) */
-  gint      wanted;        /* others have wanted its blocks (atomic, sticky) */
+  guint64   fenced;        /* every seq <= this has an event (atomic) */
 
   /* ds-fence.c only. */
   GMutex    lock;
@@ -113,16 +114,32 @@ ds_stream_state_known_complete (DsStreamState *self,
   return seq <= __atomic_load_n (&self->completed, __ATOMIC_ACQUIRE);
 }
 
+/* Whether the fence @seq has an event to wait for or query (it may have
+ * completed too); makes no CUDA call. */
+static inline gboolean
+ds_stream_state_is_fenced (DsStreamState *self,
+                           guint64        seq)
+{
+  return seq <= __atomic_load_n (&self->fenced, __ATOMIC_ACQUIRE);
+}
+
 /* Marks the end, in @order's stream (that of @self), of the work that may
  * use blocks given back now: returns the seq of this release, their
  * fence, or DS_FENCE_LOST. Checks the stream (or records an event) as the
- * release policy says. */
+ * release policy says; under the lazy policy only if @wanted (the
+ * blocks' resource has had requests that could not use them). */
 guint64        ds_stream_state_record       (DsStreamState       *self,
+                                             const DsAccessOrder *order,
+                                             gboolean             wanted,
+                                             DsFenceCounters     *counters);
+/* Checks the stream for a release already numbered (@seq), if the policy
+ * says it is due: for a batch whose fence was made without asking. */
+guint64        ds_stream_state_check        (DsStreamState       *self,
+                                             guint64              seq,
                                              const DsAccessOrder *order,
                                              DsFenceCounters     *counters);
 /* Whether the fence @seq has completed; checks without waiting (an event
- * query). A fence without an event cannot be checked here: the stream is
- * marked wanted, so that its next releases check it. */
+ * query). A fence without an event cannot be checked here. */
 gboolean       ds_stream_state_poll         (DsStreamState       *self,
                                              guint64              seq,
                                              DsFenceCounters     *counters);
@@ -148,9 +165,9 @@ guint          ds_stream_state_count        (void);
 typedef enum
 {
   /* The default: no CUDA call at a release unless others have wanted the
-   * stream's blocks; then every 4th release queries the stream (records
-   * an event only if it is busy). The first release of a stream is
-   * checked so too. */
+   * blocks' resource; then every 8th release on a stream queries it
+   * (records an event only if it is busy). The first release of a stream
+   * is checked so too. */
   DS_FENCE_RELEASE_LAZY,
   /* Every release on a stream records one event (DALI's behaviour). */
   DS_FENCE_RELEASE_RECORD,

@@ -18,9 +18,9 @@
 /* A stream's fences are checked for completion (to reuse their events)
  * once this many are outstanding. */
 #define RECYCLE_FENCES_AT 4
-/* A stream whose blocks others want is checked at every CHECK_EVERY-th
- * release (lazy policy). */
-#define CHECK_EVERY       4
+/* A stream is checked at every CHECK_EVERY-th release for a resource
+ * whose blocks others want (lazy policy). */
+#define CHECK_EVERY       8
 /* Thread-local cache of stream states. */
 #define N_TLS_STREAMS     4
 
@@ -438,10 +438,6 @@ ds_stream_state_poll (DsStreamState   *self,
   g_mutex_lock (&self->lock);
   if (seq > self->completed)
     {
-      /* Others want this stream's blocks: its releases get checked. */
-      if (!g_atomic_int_get (&self->wanted))
-        g_atomic_int_set (&self->wanted, TRUE);
-
       if (has_fence_locked (self, seq))
         {
           DsCudaScope scope;
@@ -630,6 +626,7 @@ take_event_locked (DsStreamState   *ss,
 static gboolean
 wants_check (DsStreamState *ss,
              guint64        seq,
+             gboolean       wanted,
              gboolean      *query)
 {
   *query = TRUE;
@@ -642,8 +639,7 @@ wants_check (DsStreamState *ss,
        * which others can reuse once its work is done. ss->checked is read
        * without the lock: a stale value only moves a check by one release. */
       return seq == 1 ||
-             (g_atomic_int_get (&ss->wanted) &&
-              seq - __atomic_load_n (&ss->checked, __ATOMIC_RELAXED) >= CHECK_EVERY);
+             (wanted && seq - __atomic_load_n (&ss->checked, __ATOMIC_RELAXED) >= CHECK_EVERY);
     case DS_FENCE_RELEASE_QUERY_IDLE:
       return TRUE;
     case DS_FENCE_RELEASE_ADAPTIVE:
@@ -696,6 +692,7 @@ check_stream (DsStreamState   *ss,
 
       counters->events_recorded++;
       fence_push (ss, event, covered);
+      __atomic_store_n (&ss->fenced, covered, __ATOMIC_RELEASE);
       __atomic_store_n (&ss->checked, covered, __ATOMIC_RELAXED);
       recorded = TRUE;
     }
@@ -709,12 +706,14 @@ check_stream (DsStreamState   *ss,
   return recorded;
 }
 
-guint64
-ds_stream_state_record (DsStreamState       *self,
-                        const DsAccessOrder *order,
-                        DsFenceCounters     *counters)
+/* Checks the release @seq now if the policy says so (see wants_check ()). */
+static guint64
+check_if_due (DsStreamState       *self,
+              guint64              seq,
+              const DsAccessOrder *order,
+              gboolean             wanted,
+              DsFenceCounters     *counters)
 {
-  guint64 seq = __atomic_add_fetch (&self->released, 1, __ATOMIC_ACQ_REL);
   DsCudaScope scope;
   gboolean query;
 
@@ -726,7 +725,7 @@ ds_stream_state_record (DsStreamState       *self,
     }
 
   policies_init ();
-  if (!wants_check (self, seq, &query))
+  if (!wants_check (self, seq, wanted, &query))
     return seq;
 
   if (!ds_access_order_enter (order, &scope, NULL))
@@ -748,4 +747,28 @@ ds_stream_state_record (DsStreamState       *self,
 
   ds_cuda_scope_leave (&scope);
   return seq;
+}
+
+guint64
+ds_stream_state_record (DsStreamState       *self,
+                        const DsAccessOrder *order,
+                        gboolean             wanted,
+                        DsFenceCounters     *counters)
+{
+  guint64 seq = __atomic_add_fetch (&self->released, 1, __ATOMIC_ACQ_REL);
+
+  return check_if_due (self, seq, order, wanted, counters);
+}
+
+guint64
+ds_stream_state_check (DsStreamState       *self,
+                       guint64              seq,
+                       const DsAccessOrder *order,
+                       DsFenceCounters     *counters)
+{
+  if (seq == DS_FENCE_LOST || ds_stream_state_known_complete (self, seq) ||
+      ds_stream_state_is_fenced (self, seq))
+    return seq;
+
+  return check_if_due (self, seq, order, TRUE, counters);
 }

@@ -20,6 +20,9 @@ struct _DsPoolResource
   DsMemoryKind      kind;
   gboolean          upstream_async;
   guint64           max_cached_size;   /* atomic */
+  /* Requests have found blocks pending on other streams' work: the
+   * streams they are given back on get checked (atomic, sticky). */
+  gint              cross_demand;
 
   DsPoolShard     **shards;
   guint             shard_mask;

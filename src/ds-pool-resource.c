@@ -156,7 +156,7 @@ pool_alloc (DsPoolResource       *self,
   gpointer ptr = NULL;
   gsize class_bytes = 0, up_size, up_align;
   gsize demand = ds_pool_demand_of (size);
-  gboolean hit = FALSE, cacheable;
+  gboolean hit = FALSE, cacheable, missed = FALSE;
   guint ac, cls, index;
 
   if (G_UNLIKELY (size == 0))
@@ -185,7 +185,7 @@ pool_alloc (DsPoolResource       *self,
                 class_bytes <= __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
     {
       g_mutex_lock (&shard->lock);
-      ptr = ds_pool_shard_take_locked (shard, ac, cls, class_bytes, order, &ss);
+      ptr = ds_pool_shard_take_locked (shard, ac, cls, class_bytes, order, &ss, &missed);
       if (G_LIKELY (ptr != NULL))
         {
           shard->hits++;
@@ -205,11 +205,13 @@ pool_alloc (DsPoolResource       *self,
             continue;
 
           g_mutex_lock (&other->lock);
-          ptr = ds_pool_shard_take_locked (other, ac, cls, class_bytes, order, &ss);
+          ptr = ds_pool_shard_take_locked (other, ac, cls, class_bytes, order, &ss, &missed);
           g_mutex_unlock (&other->lock);
         }
       hit = ptr != NULL;
       ds_stream_state_unref (ss);
+      if (G_UNLIKELY (missed) && !g_atomic_int_get (&self->cross_demand))
+        g_atomic_int_set (&self->cross_demand, TRUE);
     }
 
   if (ptr == NULL)
@@ -263,8 +265,9 @@ pool_free (DsPoolResource      *self,
       return;
     }
 
-  /* Pending on a stream: the block stays in the demand until taken out. */
-  pending = ss != NULL ? ds_pool_demand_of (size) : 0;
+  /* Pending on a stream without an event: the block stays in the demand
+   * until taken out (see ds-pool-shard-private.h). */
+  pending = ss != NULL && !ds_stream_state_is_fenced (ss, seq) ? ds_pool_demand_of (size) : 0;
 
   shard = current_shard (self, NULL);
   g_mutex_lock (&shard->lock);
@@ -332,7 +335,8 @@ ds_pool_resource_deallocate_fenced (DsMemoryResource    *resource,
       return;
     }
 
-  seq = ds_fence_batch_get_fence (batch, order, &counters, &ss);
+  seq = ds_fence_batch_get_fence (batch, order, g_atomic_int_get (&self->cross_demand),
+                                  &counters, &ss);
   ds_pool_add_counters (current_shard (self, NULL), &counters);
   pool_free (self, ptr, size, alignment, ss, seq, order);
 }

@@ -15,10 +15,12 @@
  * of two, so a block is at most 25% larger than asked for.
  *
  * Demand: each shard counts the bytes its thread took, minus those given
- * back. A block given back under a fence not known complete stays counted
- * (its stream's work may still use it) until it is taken again or given
- * back upstream; the pool's memory bound (twice the peak demand) thus
- * covers blocks in flight on streams.
+ * back. A block given back under a fence that has no event yet (a lazy
+ * fence, not checked) stays counted: its stream's work may still use it,
+ * and only a device-wide wait could tell otherwise; it leaves the demand
+ * when it is taken again or given back upstream. The pool's memory bound
+ * (twice the peak demand) thus covers the blocks in flight that it cannot
+ * wait for cheaply.
  */
 
 #pragma once
@@ -146,13 +148,16 @@ void         ds_pool_shard_put_locked   (DsPoolShard         *shard,
 
 /* A block of class (@ac, @cls) that a request in @order (NULL: host
  * order) may use now, or NULL; its fence's stream reference goes to
- * *@ss_out. Called with the lock held. */
+ * *@ss_out. *@missed is set when a block was there but pending on another
+ * stream's work (the pool then wants its streams checked). Called with the
+ * lock held. */
 gpointer     ds_pool_shard_take_locked  (DsPoolShard         *shard,
                                          guint                ac,
                                          guint                cls,
                                          gsize                class_bytes,
                                          const DsAccessOrder *order,
-                                         DsStreamState      **ss_out);
+                                         DsStreamState      **ss_out,
+                                         gboolean            *missed);
 
 /* The oldest block of class (@ac, @cls) whatever its fence (except one
  * that never completes), for a caller that will wait for the fence; NULL

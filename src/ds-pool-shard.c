@@ -165,7 +165,8 @@ ds_pool_shard_take_locked (DsPoolShard          *shard,
                            guint                 cls,
                            gsize                 class_bytes,
                            const DsAccessOrder  *order,
-                           DsStreamState       **ss_out)
+                           DsStreamState       **ss_out,
+                           gboolean             *missed)
 {
   DsPoolBin *bin = shard_bin (shard, ac, cls, FALSE);
   DsPoolBlock *b, *candidate = NULL;
@@ -192,6 +193,7 @@ ds_pool_shard_take_locked (DsPoolShard          *shard,
 
   if (candidate == NULL)
     return NULL;
+  *missed = TRUE;
 
   ds_fence_get_policies (NULL, &cross_stream);
   if (order != NULL && cross_stream == DS_FENCE_CROSS_STREAM_WAIT)

@@ -566,6 +566,8 @@ ds_scratchpad_init (DsScratchpad *self)
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
       self->arenas[kind].window = &self->windows[kind];
+      self->arenas[kind].blocks = self->arenas[kind].inline_blocks;
+      self->arenas[kind].blocks_capacity = G_N_ELEMENTS (self->arenas[kind].inline_blocks);
       self->arenas[kind].initial_size = DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
       self->arenas[kind].next_size = DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
     }

@@ -4,9 +4,10 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Every benchmark times a case in batches of B iterations (B = 1 for slow
- * cases) and reports the median and the 90th percentile of the time per
- * iteration over the batches, then the ratio of each other case of its
- * table to the first row (the ds case), all measured in the same run.
+ * cases; else about 200 us worth, after about 20 ms of warm-up) and
+ * reports the median and the 90th percentile of the time per iteration
+ * over the batches, then the ratio of each other case of its table to the
+ * first row (the ds case), all measured in the same run.
  *
  * DS_BENCH_TIME (seconds, default 1.0) scales how long each case runs.
  */
@@ -81,7 +82,7 @@ gint64         ds_bench_now_ns           (void);
  * @max_batches are done or the time budget (@seconds x DS_BENCH_TIME) is
  * spent, whichever comes first (at least 5 batches). @between, if not
  * NULL, runs untimed after each batch (e.g. a stream synchronization).
- * @batch 0 picks a batch size that makes a batch last about 20 us. */
+ * @batch 0 picks a batch size that makes a batch last about 200 us. */
 DsBenchResult *ds_bench_run              (const char   *name,
                                           DsBenchFunc   func,
                                           DsBenchFunc   between,
