@@ -46,10 +46,12 @@ typedef struct
   guint64       n_allocations;  /* of the blocks before the newest, since
                                  * the last release (see the window) */
 
-  /* The upstream's vtable, looked up once: blocks are taken straight
-   * through it (the arena validated the request already). */
+  /* The upstream's vtable and fenced deallocation (pools), looked up
+   * once: blocks are taken and given back straight through them (the
+   * arena validated the request already). */
   DsMemoryResource                *iface_of;
   const DsMemoryResourceInterface *iface;
+  DsFencedDeallocateFunc           fenced;
 
   gsize         initial_size;
   gsize         next_size;

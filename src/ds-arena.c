@@ -8,6 +8,7 @@
 
 #include "ds-arena-private.h"
 #include "ds-error.h"
+#include "ds-access-order-private.h"
 #include "ds-memory-resource.h"
 
 void
@@ -90,6 +91,7 @@ ds_arena_grow (DsArena              *arena,
   if (G_UNLIKELY (arena->iface_of != upstream))
     {
       arena->iface = DS_MEMORY_RESOURCE_GET_IFACE (upstream);
+      arena->fenced = ds_fence_lookup_fenced_func (upstream);
       arena->iface_of = upstream;
     }
 
@@ -131,6 +133,20 @@ ds_arena_release (DsArena              *arena,
                   GError              **error)
 {
   gboolean ok = TRUE;
+
+  /* A pool (the blocks came through grow (), which looked it up): every
+   * block under the batch's fence, no other dispatch. */
+  if (G_LIKELY (arena->iface_of == upstream && arena->fenced != NULL))
+    {
+      const DsAccessOrder *fence_order =
+        order != NULL && order->type == DS_ACCESS_ORDER_TYPE_DEVICE ? order : NULL;
+
+      for (guint i = arena->n_blocks; i-- > 0;)
+        arena->fenced (upstream, arena->blocks[i].ptr, arena->blocks[i].size,
+                       DS_ARENA_BLOCK_ALIGNMENT, fence_order, batch);
+      ds_arena_abandon (arena);
+      return TRUE;
+    }
 
   for (guint i = arena->n_blocks; i-- > 0;)
     {

@@ -81,4 +81,8 @@ typedef void (*DsFencedDeallocateFunc) (DsMemoryResource    *resource,
 void           ds_fence_register_resource_type (GType                  type,
                                                 DsFencedDeallocateFunc func);
 
+/* The function registered for @resource's type, or NULL: for callers that
+ * give many blocks back to the same resource and look it up once. */
+DsFencedDeallocateFunc ds_fence_lookup_fenced_func (DsMemoryResource *resource);
+
 G_END_DECLS

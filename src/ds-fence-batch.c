@@ -33,8 +33,8 @@ ds_fence_register_resource_type (GType                  type,
   g_mutex_unlock (&lock);
 }
 
-static DsFencedDeallocateFunc
-fenced_func_for (DsMemoryResource *resource)
+DsFencedDeallocateFunc
+ds_fence_lookup_fenced_func (DsMemoryResource *resource)
 {
   GType type = G_TYPE_FROM_INSTANCE (resource);
   guint n = g_atomic_int_get (&n_fenced_types);
@@ -128,12 +128,12 @@ ds_fence_batch_deallocate (DsFenceBatch         *batch,
 {
   DsMemoryResourceInterface *iface;
   DsFencedDeallocateFunc fenced;
-  gboolean device_order = order != NULL && ds_access_order_is_device (order);
+  gboolean device_order = order != NULL && order->type == DS_ACCESS_ORDER_TYPE_DEVICE;
 
   if (ptr == NULL)
     return TRUE;
 
-  fenced = fenced_func_for (resource);
+  fenced = ds_fence_lookup_fenced_func (resource);
   if (fenced != NULL)
     {
       fenced (resource, ptr, size, alignment, device_order ? order : NULL, batch);

@@ -13,11 +13,26 @@ G_BEGIN_DECLS
 
 /* Checks an alignment that a caller passed (0 means @default_alignment)
  * and a size: the alignment must be a power of two and size + alignment
- * must not overflow. Sets DS_ERROR_INVALID_ARGUMENT otherwise. */
-gboolean ds_memory_check_size_alignment (gsize    size,
-                                         gsize   *alignment,
-                                         gsize    default_alignment,
+ * must not overflow. Sets DS_ERROR_INVALID_ARGUMENT otherwise. Inline:
+ * every allocation that takes a block runs it. */
+gboolean ds_memory_size_alignment_error (gsize    size,
+                                         gsize    alignment,
                                          GError **error);
+
+static inline gboolean
+ds_memory_check_size_alignment (gsize    size,
+                                gsize   *alignment,
+                                gsize    default_alignment,
+                                GError **error)
+{
+  gsize a = *alignment != 0 ? *alignment : default_alignment;
+
+  if (G_UNLIKELY ((a & (a - 1)) != 0 || size > G_MAXSIZE - a))
+    return ds_memory_size_alignment_error (size, a, error);
+
+  *alignment = a;
+  return TRUE;
+}
 
 /* DS_ERROR_INVALID_ARGUMENT for a kind that is not a DsMemoryKind. */
 static inline gboolean

@@ -40,29 +40,18 @@ ds_memory_resource_default_init (DsMemoryResourceInterface *iface)
 }
 
 gboolean
-ds_memory_check_size_alignment (gsize    size,
-                                gsize   *alignment,
-                                gsize    default_alignment,
+ds_memory_size_alignment_error (gsize    size,
+                                gsize    alignment,
                                 GError **error)
 {
-  gsize a = *alignment != 0 ? *alignment : default_alignment;
-
-  if (G_UNLIKELY ((a & (a - 1)) != 0))
-    {
-      g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
-                   "Alignment %" G_GSIZE_FORMAT " is not a power of two", a);
-      return FALSE;
-    }
-  if (G_UNLIKELY (size > G_MAXSIZE - a))
-    {
-      g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
-                   "Size %" G_GSIZE_FORMAT " with alignment %" G_GSIZE_FORMAT
-                   " overflows", size, a);
-      return FALSE;
-    }
-
-  *alignment = a;
-  return TRUE;
+  if ((alignment & (alignment - 1)) != 0)
+    g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                 "Alignment %" G_GSIZE_FORMAT " is not a power of two", alignment);
+  else
+    g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                 "Size %" G_GSIZE_FORMAT " with alignment %" G_GSIZE_FORMAT
+                 " overflows", size, alignment);
+  return FALSE;
 }
 
 /**

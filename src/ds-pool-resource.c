@@ -161,7 +161,7 @@ pool_alloc (DsPoolResource       *self,
 
   if (G_UNLIKELY (size == 0))
     return NULL;
-  if (order != NULL && !ds_access_order_is_device (order))
+  if (order != NULL && order->type != DS_ACCESS_ORDER_TYPE_DEVICE)
     order = NULL;
 
   ac = ds_pool_align_class (alignment);
@@ -191,7 +191,8 @@ pool_alloc (DsPoolResource       *self,
           shard->hits++;
           ds_pool_add_demand (self, shard, (gint64) demand);
           g_mutex_unlock (&shard->lock);
-          ds_stream_state_unref (ss);
+          if (ss != NULL)
+            ds_stream_state_unref (ss);
           return ptr;
         }
       g_mutex_unlock (&shard->lock);
@@ -329,7 +330,7 @@ ds_pool_resource_deallocate_fenced (DsMemoryResource    *resource,
   DsStreamState *ss;
   guint64 seq;
 
-  if (order == NULL || !ds_access_order_is_device (order))
+  if (order == NULL || order->type != DS_ACCESS_ORDER_TYPE_DEVICE)
     {
       pool_free (self, ptr, size, alignment, NULL, 0, NULL);
       return;
@@ -337,7 +338,9 @@ ds_pool_resource_deallocate_fenced (DsMemoryResource    *resource,
 
   seq = ds_fence_batch_get_fence (batch, order, g_atomic_int_get (&self->cross_demand),
                                   &counters, &ss);
-  ds_pool_add_counters (current_shard (self, NULL), &counters);
+  if (G_UNLIKELY (counters.events_recorded + counters.events_created + counters.event_queries +
+                  counters.stream_waits + counters.event_waits != 0))
+    ds_pool_add_counters (current_shard (self, NULL), &counters);
   pool_free (self, ptr, size, alignment, ss, seq, order);
 }
 

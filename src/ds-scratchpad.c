@@ -362,7 +362,8 @@ ds_scratchpad_release (DsScratchpad *self)
   ds_fence_batch_finish (&batch);
   if (in_scope)
     ds_cuda_scope_leave (&scope);
-  g_clear_error (&scope_error);
+  if (G_UNLIKELY (scope_error != NULL))
+    g_error_free (scope_error);
 
   self->generation++;
 }

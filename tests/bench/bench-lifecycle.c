@@ -599,7 +599,19 @@ prof_order_object (gpointer data,
     }
 }
 
-/* The first @n_temps of the four-kind unit, reused scratchpad. */
+/* The four-kind unit, kind by kind. */
+static const Temp four_kind_by_kind[8] = {
+  { DS_MEMORY_KIND_HOST, 16 << 10 },
+  { DS_MEMORY_KIND_HOST, 48 << 10 },
+  { DS_MEMORY_KIND_PINNED, 16 << 10 },
+  { DS_MEMORY_KIND_PINNED, 48 << 10 },
+  { DS_MEMORY_KIND_DEVICE, 256 << 10 },
+  { DS_MEMORY_KIND_DEVICE, 64 << 10 },
+  { DS_MEMORY_KIND_MANAGED, 16 << 10 },
+  { DS_MEMORY_KIND_MANAGED, 4 << 10 },
+};
+
+/* The first @n_temps of the unit, kind by kind, reused scratchpad. */
 static void
 prof_reused_k (Ctx   *c,
                guint  n,
@@ -608,7 +620,7 @@ prof_reused_k (Ctx   *c,
   for (guint i = 0; i < n; i++)
     {
       for (guint k = 0; k < n_temps; k++)
-        sink = ds_scratchpad_alloc (c->reused, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size, 0, NULL);
+        sink = ds_scratchpad_alloc (c->reused, four_kind_by_kind[k].kind, four_kind_by_kind[k].size, 0, NULL);
       ds_scratchpad_release (c->reused);
     }
 }
@@ -872,10 +884,10 @@ main (int    argc,
       "the stream order (cudaStreamGetId)",
       "+ g_object_new + unref of the scratchpad",
       "reused: a release with nothing in it",
-      "reused: + host 16K+48K (new blocks from the host pool, given back)",
-      "reused: + pinned 16K+48K",
-      "reused: + device 256K+64K",
-      "reused: + managed 16K+4K (the whole unit)",
+      "reused: + host 16K+48K (one 64K block of the host pool)",
+      "reused: + pinned 16K+48K (one 64K block, given back in stream order)",
+      "reused: + device 256K+64K (a 256K and a 512K block)",
+      "reused: + managed 16K+4K (one 64K block; the whole unit)",
       "new: the whole unit",
     };
     static const DsBenchFunc funcs[8] = {
