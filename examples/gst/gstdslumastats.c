@@ -70,6 +70,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_ds_luma_stats_debug);
                                GST_DS_LUMA_STATISTICS_MIN_MAX | \
                                GST_DS_LUMA_STATISTICS_HISTOGRAM)
 #define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_RELEASE_BEFORE_WAIT TRUE
 
 enum
 {
@@ -78,6 +79,7 @@ enum
   PROP_SCRATCH_MODE,
   PROP_STATISTICS,
   PROP_POST_MESSAGES,
+  PROP_RELEASE_BEFORE_WAIT,
   PROP_FRAMES_PROCESSED,
   PROP_SCRATCH_TIME,
   PROP_LAST_SCRATCH_TIME,
@@ -127,6 +129,7 @@ struct _GstDsLumaStats
   GstDsScratchMode scratch_mode;
   guint            statistics;
   gboolean         post_messages;
+  gboolean         release_before_wait;
   guint64          frames;
   guint64          scratch_ns;
   guint64          last_scratch_ns;
@@ -134,6 +137,7 @@ struct _GstDsLumaStats
 
   /* Streaming state (start to stop). */
   GstDsScratchMode mode;
+  gboolean         release_early;
   GstVideoInfo     info;
   gboolean         cuda_caps;
   gboolean         warned_foreign;
@@ -334,6 +338,9 @@ gst_ds_luma_stats_set_property (GObject      *object,
     case PROP_POST_MESSAGES:
       self->post_messages = g_value_get_boolean (value);
       break;
+    case PROP_RELEASE_BEFORE_WAIT:
+      self->release_before_wait = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -363,6 +370,9 @@ gst_ds_luma_stats_get_property (GObject    *object,
       break;
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, self->post_messages);
+      break;
+    case PROP_RELEASE_BEFORE_WAIT:
+      g_value_set_boolean (value, self->release_before_wait);
       break;
     case PROP_FRAMES_PROCESSED:
       g_value_set_uint64 (value, self->frames);
@@ -500,6 +510,7 @@ gst_ds_luma_stats_start (GstBaseTransform *trans)
   GST_OBJECT_LOCK (self);
   device_id = self->device_id;
   self->mode = self->scratch_mode;
+  self->release_early = self->release_before_wait;
   self->frames = 0;
   self->scratch_ns = 0;
   self->last_scratch_ns = 0;
@@ -824,7 +835,13 @@ process_frame (GstDsLumaStats  *self,
 
   /* 3. Give the scratch back while the work is still queued: ds hands it
    * to others only in stream order (the pinned read-back block only once
-   * the host function above has run). */
+   * the host function above has run). With release-before-wait=false the
+   * element waits first (for comparison). 4. The element posts the
+   * results of this frame, so it waits for them. */
+  if (!self->release_early &&
+      !CUDA_CHECK (cudaStreamSynchronize (stream), ok ? error : NULL))
+    ok = FALSE;
+
   t0 = now_ns ();
   switch (self->mode)
     {
@@ -843,8 +860,8 @@ process_frame (GstDsLumaStats  *self,
   t1 = now_ns ();
   *scratch_ns += t1 - t0;
 
-  /* 4. The element posts the results of this frame, so it waits for them. */
-  if (!CUDA_CHECK (cudaStreamSynchronize (stream), ok ? error : NULL))
+  if (self->release_early &&
+      !CUDA_CHECK (cudaStreamSynchronize (stream), ok ? error : NULL))
     ok = FALSE;
 
   if (self->mode == GST_DS_SCRATCH_MODE_CUDA_MALLOC)
@@ -962,7 +979,10 @@ gst_ds_luma_stats_transform_ip (GstBaseTransform *trans,
 
   if (!luma.on_device)
     {
-      if (!gst_video_frame_map (&frame, &self->info, buffer, GST_MAP_READ))
+      /* NO_REF: a mapped frame's own reference would make the buffer
+       * unwritable, and scratch-mode ds-meta adds a meta to it. */
+      if (!gst_video_frame_map (&frame, &self->info, buffer,
+                                GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF))
         {
           GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the video frame"), (NULL));
           return GST_FLOW_ERROR;
@@ -1059,6 +1079,12 @@ gst_ds_luma_stats_class_init (GstDsLumaStatsClass *klass)
                           "Post a ds-luma-stats element message on the bus for "
                           "each frame",
                           DEFAULT_POST_MESSAGES, rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (object_class, PROP_RELEASE_BEFORE_WAIT,
+    g_param_spec_boolean ("release-before-wait", "Release before wait",
+                          "Give a frame's ds scratch back as soon as its work is queued "
+                          "(the point of stream-ordered release), or only after waiting "
+                          "for the work (for comparison); ds-reuse and ds-new",
+                          DEFAULT_RELEASE_BEFORE_WAIT, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (object_class, PROP_FRAMES_PROCESSED,
     g_param_spec_uint64 ("frames-processed", "Frames processed",
                          "Frames processed since the element started",
@@ -1107,7 +1133,9 @@ gst_ds_luma_stats_init (GstDsLumaStats *self)
   self->scratch_mode = DEFAULT_SCRATCH_MODE;
   self->statistics = DEFAULT_STATISTICS;
   self->post_messages = DEFAULT_POST_MESSAGES;
+  self->release_before_wait = DEFAULT_RELEASE_BEFORE_WAIT;
   self->mode = DEFAULT_SCRATCH_MODE;
+  self->release_early = DEFAULT_RELEASE_BEFORE_WAIT;
 
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);

@@ -16,6 +16,10 @@
  *   element   the whole transform (upload, kernels, read-back, wait)
  *   wall      push + pull + unref as seen from here
  *
+ * The /wait rows give the same scratch back only after waiting for the
+ * frame's work (release-before-wait=false): the difference to the plain
+ * row is what releasing while the work is still queued costs or saves.
+ *
  * as the median and 90th percentile over the frames, and ratios against the
  * baselines measured in the same run: cudaMalloc/cudaMallocHost per buffer
  * (cuda-malloc) and one long-lived preallocated set of buffers
@@ -33,10 +37,26 @@
 
 #define EXIT_SKIP 77
 
-static const char *modes[] = { "ds-reuse", "ds-new", "ds-meta", "cuda-malloc", "preallocated" };
+/* The rows: a scratch mode, and whether the element gives the scratch back
+ * before waiting for the frame's work (ds's stream-ordered release) or
+ * after (the same allocations, released on an idle stream). */
+static const struct
+{
+  const char *label;
+  const char *mode;
+  gboolean    release_before_wait;
+} modes[] = {
+  { "ds-reuse", "ds-reuse", TRUE },
+  { "ds-reuse/wait", "ds-reuse", FALSE },
+  { "ds-new", "ds-new", TRUE },
+  { "ds-new/wait", "ds-new", FALSE },
+  { "ds-meta", "ds-meta", TRUE },
+  { "cuda-malloc", "cuda-malloc", TRUE },
+  { "preallocated", "preallocated", TRUE },
+};
 #define N_MODES G_N_ELEMENTS (modes)
-#define MODE_CUDA_MALLOC 3
-#define MODE_PREALLOCATED 4
+#define MODE_CUDA_MALLOC 5
+#define MODE_PREALLOCATED 6
 
 typedef struct
 {
@@ -78,13 +98,13 @@ percentile (double *values,
 }
 
 static void
-run_mode (const char         *mode,
+run_mode (guint               m,
           const GstVideoInfo *info,
           guint               n_warmup,
           guint               n_frames,
           Result             *result)
 {
-  GstElement *element = gst_element_factory_make ("dslumastats", NULL);
+  GstElement *element = gst_object_ref_sink (gst_element_factory_make ("dslumastats", NULL));
   GstBuffer *frame = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
   double *scratch = g_new (double, n_frames);
   double *elem = g_new (double, n_frames);
@@ -99,8 +119,9 @@ run_mode (const char         *mode,
     map.data[i] = (guint8) ((i * 2654435761u) >> 24);
   gst_buffer_unmap (frame, &map);
 
-  gst_util_set_object_arg (G_OBJECT (element), "scratch-mode", mode);
-  g_object_set (element, "post-messages", FALSE, NULL);
+  gst_util_set_object_arg (G_OBJECT (element), "scratch-mode", modes[m].mode);
+  g_object_set (element, "post-messages", FALSE,
+                "release-before-wait", modes[m].release_before_wait, NULL);
   h = gst_harness_new_full (element, &harness_src, "sink", &harness_sink, "src");
   gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
 
@@ -122,7 +143,7 @@ run_mode (const char         *mode,
                     "last-process-time", &last_process, NULL);
       t3 = (guint64) last_scratch;
       /* ds-meta gives the scratch back when the buffer goes. */
-      if (g_strcmp0 (mode, "ds-meta") == 0)
+      if (g_strcmp0 (modes[m].mode, "ds-meta") == 0)
         t3 += t2 - t1;
       scratch[i - n_warmup] = t3 / 1000.0;
       elem[i - n_warmup] = last_process / 1000.0;
@@ -167,21 +188,21 @@ run_size (GstVideoFormat format,
            "scratch/cudaMal", "element/prealloc");
 
   for (guint m = 0; m < N_MODES; m++)
-    run_mode (modes[m], &info, 50, n_frames, &results[m]);
+    run_mode (m, &info, 50, n_frames, &results[m]);
 
   for (guint m = 0; m < N_MODES; m++)
     {
       const Result *r = &results[m];
 
       g_print ("%-13s %10.2f us %10.2f us %10.2f us %11.2f us %11.2f us %9.2f us %15.4fx %15.3fx\n",
-               modes[m], r->scratch_median, r->scratch_p90, r->scratch_mean,
+               modes[m].label, r->scratch_median, r->scratch_p90, r->scratch_mean,
                r->element_median, r->element_p90, r->wall_median,
                r->scratch_median / results[MODE_CUDA_MALLOC].scratch_median,
                r->element_median / results[MODE_PREALLOCATED].element_median);
     }
   g_print ("extra element time per frame over preallocated (median): ");
   for (guint m = 0; m < N_MODES; m++)
-    g_print ("%s %+.2f us%s", modes[m],
+    g_print ("%s %+.2f us%s", modes[m].label,
              results[m].element_median - results[MODE_PREALLOCATED].element_median,
              m + 1 < N_MODES ? ", " : "\n");
 }
