@@ -12,12 +12,56 @@
 # include <gst/cuda/gstcudaloader.h>
 #endif
 
+static GPtrArray *skipped_prefixes;
+
 void
 ds_gst_test_init (int    *argc,
                   char ***argv)
 {
+  char **args = *argv;
+  int i, kept = 0;
+
+  skipped_prefixes = g_ptr_array_new_with_free_func (g_free);
+  for (i = 0; i < *argc; i++)
+    {
+      if (g_str_has_prefix (args[i], "--skip-prefix="))
+        g_ptr_array_add (skipped_prefixes, g_strdup (args[i] + strlen ("--skip-prefix=")));
+      else if (strcmp (args[i], "--skip-prefix") == 0 && i + 1 < *argc)
+        g_ptr_array_add (skipped_prefixes, g_strdup (args[++i]));
+      else
+        args[kept++] = args[i];
+    }
+  args[kept] = NULL;
+  *argc = kept;
+
   g_test_init (argc, argv, NULL);
   gst_init (argc, argv);
+}
+
+static gboolean
+path_skipped (const char *path)
+{
+  for (guint i = 0; skipped_prefixes != NULL && i < skipped_prefixes->len; i++)
+    if (g_str_has_prefix (path, skipped_prefixes->pdata[i]))
+      return TRUE;
+  return FALSE;
+}
+
+void
+ds_gst_test_add_func (const char *path,
+                      GTestFunc   func)
+{
+  if (!path_skipped (path))
+    g_test_add_func (path, func);
+}
+
+void
+ds_gst_test_add_data_func (const char    *path,
+                           gconstpointer  data,
+                           GTestDataFunc  func)
+{
+  if (!path_skipped (path))
+    g_test_add_data_func (path, data, func);
 }
 
 static char *unavailable_reason;

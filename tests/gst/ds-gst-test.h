@@ -18,9 +18,19 @@
 
 G_BEGIN_DECLS
 
-/* g_test_init () + gst_init (). */
+/* g_test_init () + gst_init (). Also takes --skip-prefix=PREFIX (or
+ * --skip-prefix PREFIX) itself: GLib 2.74's GTest ignores that option (it
+ * came in GLib 2.78), so the tests register their cases through the two
+ * functions below, which leave out every path under such a prefix. -p
+ * PATH does work in 2.74, for the direct cases of PATH only: GPU cases
+ * live directly under .../gpu/, not in nested suites. */
 void         ds_gst_test_init              (int          *argc,
                                             char       ***argv);
+void         ds_gst_test_add_func          (const char    *path,
+                                            GTestFunc      func);
+void         ds_gst_test_add_data_func     (const char    *path,
+                                            gconstpointer  data,
+                                            GTestDataFunc  func);
 
 /* Whether a CUDA device is usable: the CUDA runtime sees one and, in
  * builds with gstcuda, gst_cuda_load_library () succeeds. Checked once. */

@@ -86,15 +86,16 @@ test_properties (void)
   gint device_id;
   gint mode;
   guint statistics;
-  gboolean post;
+  gboolean post, release_early;
   guint64 frames;
 
   g_test_summary ("Property defaults, and setting them by name as gst-launch does");
 
   g_object_get (element, "device-id", &device_id, "scratch-mode", &mode,
                 "statistics", &statistics, "post-messages", &post,
-                "frames-processed", &frames, NULL);
+                "frames-processed", &frames, "release-before-wait", &release_early, NULL);
   g_assert_cmpint (device_id, ==, -1);
+  g_assert_true (release_early);
   g_assert_cmpint (mode, ==, 0);
   g_assert_cmpuint (statistics, ==, 7);
   g_assert_true (post);
@@ -441,7 +442,7 @@ test_harness_exact (gconstpointer data)
   g_assert_cmpint (GST_VIDEO_INFO_PLANE_STRIDE (&info, 0), ==, 324);
   caps = gst_video_info_to_caps (&info);
 
-  element = gst_element_factory_make ("dslumastats", NULL);
+  element = gst_object_ref_sink (gst_element_factory_make ("dslumastats", NULL));
   gst_util_set_object_arg (G_OBJECT (element), "scratch-mode", mode);
   bus = gst_bus_new ();
   gst_element_set_bus (element, bus);
@@ -957,31 +958,35 @@ main (int    argc,
 
   ds_gst_test_init (&argc, &argv);
 
-  g_test_add_func ("/DsGst/Element/registered", test_registered);
-  g_test_add_func ("/DsGst/Element/properties", test_properties);
-  g_test_add_func ("/DsGst/Element/no-device", test_no_device);
+  ds_gst_test_add_func ("/DsGst/Element/registered", test_registered);
+  ds_gst_test_add_func ("/DsGst/Element/properties", test_properties);
+  ds_gst_test_add_func ("/DsGst/Element/no-device", test_no_device);
 
   for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
     {
-      g_autofree char *path = g_strdup_printf ("/DsGst/Element/gpu/harness/%s", modes[i]);
+      g_autofree char *path = g_strdup_printf ("/DsGst/Element/gpu/harness-%s", modes[i]);
 
-      g_test_add_data_func (path, modes[i], test_harness_exact);
+      ds_gst_test_add_data_func (path, modes[i], test_harness_exact);
     }
-  g_test_add_data_func ("/DsGst/Element/gpu/pipeline/GRAY8", "GRAY8", test_pipeline);
-  g_test_add_data_func ("/DsGst/Element/gpu/pipeline/I420", "I420", test_pipeline);
-  g_test_add_data_func ("/DsGst/Element/gpu/pipeline/NV12", "NV12", test_pipeline);
-  g_test_add_func ("/DsGst/Element/gpu/queue/ds-meta", test_pipeline_queue_meta);
-  g_test_add_func ("/DsGst/Element/gpu/queue/ds-new", test_pipeline_queue_new);
-  g_test_add_func ("/DsGst/Element/gpu/app-context", test_app_context);
-  g_test_add_func ("/DsGst/Element/gpu/cuda-memory", test_cuda_memory);
-  g_test_add_func ("/DsGst/Element/gpu/cuda-memory-caps", test_cuda_memory_caps);
+  ds_gst_test_add_data_func ("/DsGst/Element/gpu/pipeline-GRAY8", "GRAY8", test_pipeline);
+  ds_gst_test_add_data_func ("/DsGst/Element/gpu/pipeline-I420", "I420", test_pipeline);
+  ds_gst_test_add_data_func ("/DsGst/Element/gpu/pipeline-NV12", "NV12", test_pipeline);
+  ds_gst_test_add_func ("/DsGst/Element/gpu/queue-ds-meta", test_pipeline_queue_meta);
+  ds_gst_test_add_func ("/DsGst/Element/gpu/queue-ds-new", test_pipeline_queue_new);
+  ds_gst_test_add_func ("/DsGst/Element/gpu/app-context", test_app_context);
+  ds_gst_test_add_func ("/DsGst/Element/gpu/cuda-memory", test_cuda_memory);
+  ds_gst_test_add_func ("/DsGst/Element/gpu/cuda-memory-caps", test_cuda_memory_caps);
   for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
     {
-      g_autofree char *path = g_strdup_printf ("/DsGst/Element/gpu/modes/%s", modes[i]);
+      g_autofree char *path = g_strdup_printf ("/DsGst/Element/gpu/mode-%s", modes[i]);
 
-      g_test_add_data_func (path, modes[i], test_all_modes);
+      ds_gst_test_add_data_func (path, modes[i], test_all_modes);
     }
-  g_test_add_func ("/DsGst/Element/gpu/restart", test_restart);
+  ds_gst_test_add_data_func ("/DsGst/Element/gpu/mode-ds-reuse-wait-first",
+                             "ds-reuse release-before-wait=false", test_all_modes);
+  ds_gst_test_add_data_func ("/DsGst/Element/gpu/mode-ds-new-wait-first",
+                             "ds-new release-before-wait=false", test_all_modes);
+  ds_gst_test_add_func ("/DsGst/Element/gpu/restart", test_restart);
 
   status = g_test_run ();
   gst_deinit ();

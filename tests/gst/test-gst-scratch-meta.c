@@ -358,16 +358,16 @@ main (int    argc,
 
   ds_gst_test_init (&argc, &argv);
 
-  g_test_add_func ("/DsGst/ScratchMeta/api", test_api);
-  g_test_add_func ("/DsGst/ScratchMeta/plain-buffer", test_plain_buffer);
-  g_test_add_func ("/DsGst/ScratchMeta/pooled-buffer", test_pooled_buffer);
-  g_test_add_func ("/DsGst/ScratchMeta/copy-shares", test_copy_shares);
-  g_test_add_func ("/DsGst/ScratchMeta/region-copy-drops", test_region_copy_drops);
-  g_test_add_func ("/DsGst/ScratchMeta/other-transform-drops", test_other_transform_drops);
-  g_test_add_func ("/DsGst/ScratchMeta/tags", test_tags);
-  g_test_add_func ("/DsGst/ScratchMeta/other-thread", test_other_thread);
-  g_test_add_func ("/DsGst/ScratchMeta/base-transform", test_base_transform);
-  g_test_add_func ("/DsGst/ScratchMeta/preconditions", test_preconditions);
+  ds_gst_test_add_func ("/DsGst/ScratchMeta/api", test_api);
+  ds_gst_test_add_func ("/DsGst/ScratchMeta/plain-buffer", test_plain_buffer);
+  ds_gst_test_add_func ("/DsGst/ScratchMeta/pooled-buffer", test_pooled_buffer);
+  ds_gst_test_add_func ("/DsGst/ScratchMeta/copy-shares", test_copy_shares);
+  ds_gst_test_add_func ("/DsGst/ScratchMeta/region-copy-drops", test_region_copy_drops);
+  ds_gst_test_add_func ("/DsGst/ScratchMeta/other-transform-drops", test_other_transform_drops);
+  ds_gst_test_add_func ("/DsGst/ScratchMeta/tags", test_tags);
+  ds_gst_test_add_func ("/DsGst/ScratchMeta/other-thread", test_other_thread);
+  ds_gst_test_add_func ("/DsGst/ScratchMeta/base-transform", test_base_transform);
+  ds_gst_test_add_func ("/DsGst/ScratchMeta/preconditions", test_preconditions);
 
   status = g_test_run ();
   gst_deinit ();
