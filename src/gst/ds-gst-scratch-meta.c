@@ -11,6 +11,14 @@
 /* The memory kinds, checked without reaching into ds's private headers. */
 #define KIND_IS_VALID(kind) ((guint) (kind) < DS_N_MEMORY_KINDS)
 
+/**
+ * ds_gst_scratch_meta_api_get_type:
+ *
+ * The API type of [struct@DsGst.ScratchMeta], registered with the tag
+ * `GST_META_TAG_MEMORY_STR`.
+ *
+ * Returns: the API #GType
+ */
 GType
 ds_gst_scratch_meta_api_get_type (void)
 {
