@@ -8,7 +8,8 @@
   - the tree: headers in INCLUDEDIR/ds-1.0 (no -private.h, <ds.h> and the
     generated headers present), libds-1.0.so -> .so.SOVERSION -> real file
     with SONAME libds-1.0.so.SOVERSION, ds-1.0.pc, no program of any kind
-    (nothing in bindir/libexecdir, no ELF file but the library: no test,
+    (nothing in bindir/libexecdir, no ELF file but the libraries (libds,
+    and libds-gst in a build with GStreamer): no test,
     example or benchmark binary);
   - ds-1.0.pc uses only ${prefix}-relative paths, so it relocates;
   - install-consumer.c compiles with nothing but
@@ -153,7 +154,8 @@ def main():
         if not os.path.islink(p):
             with open(p, "rb") as f:
                 elf = f.read(4) == b"\x7fELF"
-            if elf and not re.fullmatch(r"libds-1\.0\.so\.\d+\.\d+\.\d+", base):
+            # libds, and libds-gst where GStreamer was found (src/gst).
+            if elf and not re.fullmatch(r"libds(-gst)?-1\.0\.so\.\d+\.\d+\.\d+", base):
                 failures.append("binary other than libds installed (test/example?): " + rel)
             elif not elf and os.access(p, os.X_OK) and not base.endswith(".py"):
                 failures.append("executable file installed: " + rel)

@@ -1,0 +1,327 @@
+/* ds-gst-cuda-context.c
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <cuda_runtime_api.h>
+
+#include "ds-gst-cuda-context.h"
+#include "ds-gst-debug-private.h"
+
+/* GStreamer's `GstCudaContext` makes its own, non-primary CUDA context
+ * (`cuCtxCreate`), and the CUDA runtime works in whatever context is
+ * current on the calling thread. Memory for an element that uses such a
+ * context must be allocated and given back with that context current,
+ * whichever thread does it — a buffer may be freed, and with it a
+ * DsGstScratchMeta, on any streaming thread. The functions here make sure
+ * of it:
+ *
+ * - ds_gst_cuda_context_new_order() creates the order of a stream of
+ *   the context (or of its legacy default stream) with the context pushed,
+ *   so that the order records the context; every scratchpad allocation and
+ *   release on that order switches to it, on any thread.
+ * - Each `GstCudaContext` gets its own pinned, device and managed
+ *   DsPoolResources (ds_gst_cuda_context_get_resource()), kept
+ *   on the context and torn down — with the context current, waiting for
+ *   releases still pending on its streams — when the context is disposed,
+ *   before GStreamer destroys the CUDA context. (The process-wide default
+ *   pools are keyed by the context's handle and are never told that a
+ *   context was destroyed, so a later context at the same address could
+ *   otherwise be handed blocks of the dead one.)
+ * - ds_gst_cuda_context_new_scratchpad() creates a scratchpad on those
+ *   pools that holds a reference on the context until it is finalized, so
+ *   the context outlives every block of it.
+ *
+ * The fast path for an element is one scratchpad per stream, made once
+ * (e.g. in `start`), with `ds_scratchpad_release()` after each buffer: no
+ * object is created per buffer, and the release hands every block back in
+ * stream order while the buffer's work may still be queued. Scratch that
+ * downstream work still reads after the element has pushed the buffer
+ * belongs on a scratchpad of its own, tied to the buffer with
+ * ds_gst_buffer_add_scratch_meta(). The same text, for readers of the API
+ * reference, is on the functions below.
+ */
+
+typedef int (*CuStreamGetCtxFunc) (gpointer stream, gpointer *context);
+
+typedef struct
+{
+  GstCudaContext   *context;   /* not owned: the data lives on it */
+  gint              device;
+  DsMemoryResource *resources[DS_N_MEMORY_KINDS];   /* [HOST] stays NULL */
+} ContextData;
+
+static GMutex context_data_lock;
+
+static GQuark
+context_data_quark (void)
+{
+  return g_quark_from_static_string ("ds-gst-cuda-context-data");
+}
+
+static GQuark
+scratchpad_context_quark (void)
+{
+  return g_quark_from_static_string ("ds-gst-cuda-context");
+}
+
+static CuStreamGetCtxFunc
+get_stream_ctx_func (void)
+{
+  static gsize once;
+  static CuStreamGetCtxFunc func;
+
+  if (g_once_init_enter (&once))
+    {
+      void *fn = NULL;
+      enum cudaDriverEntryPointQueryResult status;
+
+      if (cudaGetDriverEntryPointByVersion ("cuStreamGetCtx", &fn, 12000,
+                                            cudaEnableDefault, &status) == cudaSuccess &&
+          status == cudaDriverEntryPointSuccess)
+        func = (CuStreamGetCtxFunc) fn;
+      else
+        (void) cudaGetLastError ();
+      g_once_init_leave (&once, 1);
+    }
+
+  return func;
+}
+
+/* Runs in the context's dispose (a weak reference), before GStreamer
+ * destroys the CUDA context in finalize. By then no scratchpad made here is
+ * alive (each holds a reference on the context), so the pools hold only
+ * cached blocks and blocks whose stream-ordered release is pending:
+ * disposing a pool waits for those and gives everything back, in the
+ * context it was taken in. */
+static void
+context_disposed_cb (gpointer  data,
+                     GObject  *where_the_object_was)
+{
+  ContextData *cd = data;
+  gboolean pushed;
+
+  g_mutex_lock (&context_data_lock);
+  g_object_set_qdata (where_the_object_was, context_data_quark (), NULL);
+  g_mutex_unlock (&context_data_lock);
+
+  GST_DEBUG ("tearing down the pools of %" GST_PTR_FORMAT, cd->context);
+
+  pushed = gst_cuda_context_push (cd->context);
+  if (!pushed)
+    GST_WARNING ("could not push %" GST_PTR_FORMAT " to tear its pools down",
+                 cd->context);
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    g_clear_object (&cd->resources[kind]);
+  if (pushed)
+    gst_cuda_context_pop (NULL);
+
+  g_free (cd);
+}
+
+static ContextData *
+context_data_get (GstCudaContext *context)
+{
+  ContextData *cd;
+
+  g_mutex_lock (&context_data_lock);
+  cd = g_object_get_qdata (G_OBJECT (context), context_data_quark ());
+  if (cd == NULL)
+    {
+      guint device_id = 0;
+      g_autoptr(DsMemoryResource) pinned = NULL;
+      g_autoptr(DsMemoryResource) device = NULL;
+      g_autoptr(DsMemoryResource) managed = NULL;
+
+      g_object_get (context, "cuda-device-id", &device_id, NULL);
+
+      cd = g_new0 (ContextData, 1);
+      cd->context = context;
+      cd->device = (gint) device_id;
+
+      /* Nothing here calls CUDA: each pool records the device and context
+       * of its first upstream allocation, which happens inside a
+       * scratchpad's scope, i.e. with this context current. */
+      pinned = ds_pinned_memory_resource_new ();
+      device = ds_device_memory_resource_new (cd->device);
+      managed = ds_managed_memory_resource_new (cd->device);
+      cd->resources[DS_MEMORY_KIND_PINNED] = ds_pool_resource_new (pinned);
+      cd->resources[DS_MEMORY_KIND_DEVICE] = ds_pool_resource_new (device);
+      cd->resources[DS_MEMORY_KIND_MANAGED] = ds_pool_resource_new (managed);
+
+      g_object_set_qdata (G_OBJECT (context), context_data_quark (), cd);
+      g_object_weak_ref (G_OBJECT (context), context_disposed_cb, cd);
+
+      GST_DEBUG ("new pools for %" GST_PTR_FORMAT " (CUDA context %p, device %d)",
+                 context, gst_cuda_context_get_handle (context), cd->device);
+    }
+  g_mutex_unlock (&context_data_lock);
+
+  return cd;
+}
+
+/**
+ * ds_gst_cuda_context_new_order:
+ * @context: a #GstCudaContext
+ * @stream: (nullable): a `CUstream` (`cudaStream_t`) created in @context,
+ *   or `NULL` for the legacy default stream of @context
+ * @error: return location for a #GError
+ *
+ * Creates the order of @stream in @context, with @context pushed, so that
+ * the order records @context: scratchpads on it allocate and give memory
+ * back with @context current, on any thread.
+ *
+ * With GStreamer 1.24 or newer, [func@DsGst.cuda_stream_new_order] takes a
+ * `GstCudaStream` instead.
+ *
+ * Returns: (transfer full) (nullable): a new #DsAccessOrder, or `NULL`
+ *   with @error set: %DS_ERROR_INVALID_ARGUMENT when @stream belongs to
+ *   another CUDA context, %DS_ERROR_CUDA when @context cannot be made
+ *   current
+ */
+DsAccessOrder *
+ds_gst_cuda_context_new_order (GstCudaContext  *context,
+                               gpointer         stream,
+                               GError         **error)
+{
+  ContextData *cd;
+  DsAccessOrder *order;
+
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  ds_gst_debug_init ();
+  cd = context_data_get (context);
+
+  if (stream != NULL)
+    {
+      CuStreamGetCtxFunc stream_get_ctx = get_stream_ctx_func ();
+      gpointer owner = NULL;
+
+      if (stream_get_ctx != NULL && stream_get_ctx (stream, &owner) == 0 &&
+          owner != gst_cuda_context_get_handle (context))
+        {
+          g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                       "Stream %p belongs to CUDA context %p, not to %s (CUDA context %p)",
+                       stream, owner, GST_OBJECT_NAME (context),
+                       gst_cuda_context_get_handle (context));
+          return NULL;
+        }
+    }
+
+  if (!gst_cuda_context_push (context))
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_CUDA,
+                   "Could not make the CUDA context of %s current (cuCtxPushCurrent failed)",
+                   GST_OBJECT_NAME (context));
+      return NULL;
+    }
+  order = ds_access_order_new_stream (stream, cd->device);
+  gst_cuda_context_pop (NULL);
+
+  return order;
+}
+
+/**
+ * ds_gst_cuda_context_new_scratchpad:
+ * @context: a #GstCudaContext
+ * @stream: (nullable): a `CUstream` (`cudaStream_t`) created in @context,
+ *   or `NULL` for the legacy default stream of @context
+ * @error: return location for a #GError
+ *
+ * Creates a scratchpad whose device order is @stream in @context (see
+ * [func@DsGst.cuda_context_new_order]) and whose pinned, device and managed
+ * memory come from the pools of @context
+ * ([func@DsGst.cuda_context_get_resource]); host memory comes from the
+ * default host resource. The scratchpad holds a reference on @context
+ * until it is finalized.
+ *
+ * Every allocation and every release — `ds_scratchpad_release()`, or the
+ * finalize when the last reference goes, on whatever thread — runs with
+ * @context current and gives the memory back in the stream's order.
+ *
+ * For an element, make one such scratchpad per stream and call
+ * `ds_scratchpad_release()` after each buffer: that is the fast path. A
+ * new scratchpad per buffer costs an object and an order each time; use it
+ * (with [func@DsGst.buffer_add_scratch_meta]) for scratch that must live
+ * as long as the buffer.
+ *
+ * Returns: (transfer full) (nullable): a new #DsScratchpad, or `NULL` with
+ *   @error set as by [func@DsGst.cuda_context_new_order]
+ */
+DsScratchpad *
+ds_gst_cuda_context_new_scratchpad (GstCudaContext  *context,
+                                    gpointer         stream,
+                                    GError         **error)
+{
+  ContextData *cd;
+  DsAccessOrder *order;
+  DsScratchpad *scratchpad;
+
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  order = ds_gst_cuda_context_new_order (context, stream, error);
+  if (order == NULL)
+    return NULL;
+  cd = context_data_get (context);
+
+  scratchpad = g_object_new (DS_TYPE_SCRATCHPAD,
+                             "device-order", order,
+                             "pinned-resource", cd->resources[DS_MEMORY_KIND_PINNED],
+                             "device-resource", cd->resources[DS_MEMORY_KIND_DEVICE],
+                             "managed-resource", cd->resources[DS_MEMORY_KIND_MANAGED],
+                             NULL);
+  ds_access_order_free (order);
+
+  /* GObject clears qdata after the scratchpad's own finalize has given
+   * every block back, so the context outlives its memory. */
+  g_object_set_qdata_full (G_OBJECT (scratchpad), scratchpad_context_quark (),
+                           gst_object_ref (context), gst_object_unref);
+
+  return scratchpad;
+}
+
+/**
+ * ds_gst_cuda_context_get_resource:
+ * @context: a #GstCudaContext
+ * @kind: a memory kind
+ * @error: return location for a #GError
+ *
+ * The resource that scratchpads made by
+ * [func@DsGst.cuda_context_new_scratchpad] take @kind memory from: for
+ * pinned, device and managed memory the [class@Ds.PoolResource] of
+ * @context (created on first use, torn down when @context is disposed);
+ * for host memory the process-wide default host resource. Its statistics
+ * ([method@Ds.PoolResource.get_stats]) show what the elements on @context
+ * hold.
+ *
+ * The resource is valid while @context is; do not keep a reference on it
+ * beyond that.
+ *
+ * Returns: (transfer none) (nullable): the resource, or `NULL` with @error
+ *   set (%DS_ERROR_INVALID_ARGUMENT for an unknown kind)
+ */
+DsMemoryResource *
+ds_gst_cuda_context_get_resource (GstCudaContext  *context,
+                                  DsMemoryKind     kind,
+                                  GError         **error)
+{
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if ((guint) kind >= DS_N_MEMORY_KINDS)
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                   "Unknown memory kind %d", (int) kind);
+      return NULL;
+    }
+  if (kind == DS_MEMORY_KIND_HOST)
+    return ds_memory_resource_get_default (kind, 0, error);
+
+  ds_gst_debug_init ();
+  return context_data_get (context)->resources[kind];
+}

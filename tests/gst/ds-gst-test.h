@@ -1,0 +1,94 @@
+/* ds-gst-test.h: what the GStreamer integration tests share
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "config.h"
+
+#include <ds-gst.h>
+#include <gst/video/video.h>
+#include <gst/check/gstharness.h>
+
+#if HAVE_CUDA
+# include <cuda_runtime_api.h>
+#endif
+
+G_BEGIN_DECLS
+
+/* g_test_init () + gst_init (). Also takes --skip-prefix=PREFIX (or
+ * --skip-prefix PREFIX) itself: GLib 2.74's GTest ignores that option (it
+ * came in GLib 2.78), so the tests register their cases through the two
+ * functions below, which leave out every path under such a prefix. -p
+ * PATH does work in 2.74, for the direct cases of PATH only: GPU cases
+ * live directly under .../gpu/, not in nested suites. */
+void         ds_gst_test_init              (int          *argc,
+                                            char       ***argv);
+void         ds_gst_test_add_func          (const char    *path,
+                                            GTestFunc      func);
+void         ds_gst_test_add_data_func     (const char    *path,
+                                            gconstpointer  data,
+                                            GTestDataFunc  func);
+
+/* Whether a CUDA device is usable: the CUDA runtime sees one and, in
+ * builds with gstcuda, gst_cuda_load_library () succeeds. Checked once. */
+gboolean     ds_gst_test_cuda_available    (void);
+const char  *ds_gst_test_cuda_unavailable_reason (void);
+
+#define DS_GST_TEST_REQUIRE_CUDA() \
+  G_STMT_START { \
+    if (!ds_gst_test_cuda_available ()) \
+      { \
+        g_test_skip (ds_gst_test_cuda_unavailable_reason ()); \
+        return; \
+      } \
+  } G_STMT_END
+
+#define DS_GST_TEST_REQUIRE_NO_CUDA() \
+  G_STMT_START { \
+    if (ds_gst_test_cuda_available ()) \
+      { \
+        g_test_skip ("a CUDA device is usable here; this case checks the " \
+                     "behaviour without one"); \
+        return; \
+      } \
+  } G_STMT_END
+
+#define DS_GST_TEST_REQUIRE_ELEMENT(name) \
+  G_STMT_START { \
+    GstElementFactory *f_ = gst_element_factory_find (name); \
+    if (f_ == NULL) \
+      { \
+        g_test_skip ("no GStreamer element " name " here (its plugin is not installed)"); \
+        return; \
+      } \
+    gst_object_unref (f_); \
+  } G_STMT_END
+
+/* The luma statistics of an 8-bit plane, computed on the CPU. */
+typedef struct
+{
+  guint32 histogram[256];
+  guint32 min;
+  guint32 max;
+  guint64 sum;
+} DsGstTestLuma;
+
+void         ds_gst_test_luma_compute      (const guint8  *plane,
+                                            gint           width,
+                                            gint           height,
+                                            gint           stride,
+                                            DsGstTestLuma *out);
+/* Of the first plane of a video buffer described by @info. */
+gboolean     ds_gst_test_luma_of_buffer    (const GstVideoInfo *info,
+                                            GstBuffer          *buffer,
+                                            DsGstTestLuma      *out);
+/* Compares a ds-luma-stats message structure with @ref; on a difference
+ * sets *@why and returns FALSE. Checks the fields the message has. */
+gboolean     ds_gst_test_luma_matches      (const GstStructure  *s,
+                                            const DsGstTestLuma *ref,
+                                            char               **why);
+
+G_END_DECLS

@@ -1,0 +1,377 @@
+/* test-gst-cuda-context.c: ds on a GstCudaContext (non-primary CUDA context)
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The /gpu/ cases need a CUDA device; without one they skip with the
+ * reason. They check that scratch memory for a GstCudaContext is taken in
+ * that context whatever the calling thread has current, given back there
+ * from any thread, pooled per context, and that the pools go with the
+ * context.
+ */
+
+#include "ds-gst-test.h"
+
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+
+#define CU_POINTER_ATTRIBUTE_CONTEXT_ 1
+
+typedef int (*CuPointerGetAttributeFunc) (void *data, int attribute, guintptr ptr);
+typedef int (*CuCtxGetCurrentFunc) (gpointer *ctx);
+typedef int (*CuCtxSetCurrentFunc) (gpointer ctx);
+
+static gpointer
+driver_entry_point (const char *symbol)
+{
+  void *fn = NULL;
+  enum cudaDriverEntryPointQueryResult status;
+
+  if (cudaGetDriverEntryPointByVersion (symbol, &fn, 12000, cudaEnableDefault,
+                                        &status) != cudaSuccess ||
+      status != cudaDriverEntryPointSuccess)
+    g_error ("no driver entry point %s", symbol);
+  return fn;
+}
+
+/* The driver context a device pointer was allocated in. */
+static gpointer
+pointer_context (gconstpointer ptr)
+{
+  CuPointerGetAttributeFunc get_attribute = driver_entry_point ("cuPointerGetAttribute");
+  gpointer ctx = NULL;
+
+  g_assert_cmpint (get_attribute (&ctx, CU_POINTER_ATTRIBUTE_CONTEXT_, (guintptr) ptr), ==, 0);
+  return ctx;
+}
+
+static gpointer
+current_context (void)
+{
+  CuCtxGetCurrentFunc get_current = driver_entry_point ("cuCtxGetCurrent");
+  gpointer ctx = NULL;
+
+  g_assert_cmpint (get_current (&ctx), ==, 0);
+  return ctx;
+}
+
+static void
+make_primary_current (void)
+{
+  g_assert_cmpint (cudaSetDevice (0), ==, cudaSuccess);
+  g_assert_cmpint (cudaFree (NULL), ==, cudaSuccess);
+}
+
+static void
+pool_stats (GstCudaContext *ctx,
+            DsMemoryKind    kind,
+            DsPoolStats    *stats)
+{
+  g_autoptr(GError) error = NULL;
+  DsMemoryResource *res = ds_gst_cuda_context_get_resource (ctx, kind, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (DS_IS_POOL_RESOURCE (res));
+  ds_pool_resource_get_stats (DS_POOL_RESOURCE (res), stats);
+}
+
+static cudaStream_t
+stream_in (GstCudaContext *ctx)
+{
+  cudaStream_t stream = NULL;
+
+  g_assert_true (gst_cuda_context_push (ctx));
+  g_assert_cmpint (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking), ==, cudaSuccess);
+  g_assert_true (gst_cuda_context_pop (NULL));
+  return stream;
+}
+
+static void
+stream_destroy (GstCudaContext *ctx,
+                cudaStream_t    stream)
+{
+  g_assert_true (gst_cuda_context_push (ctx));
+  g_assert_cmpint (cudaStreamDestroy (stream), ==, cudaSuccess);
+  g_assert_true (gst_cuda_context_pop (NULL));
+}
+
+static void
+test_preconditions (void)
+{
+  g_test_summary ("A NULL context is a programmer error");
+
+  if (!g_test_undefined ())
+    return;
+
+  g_test_expect_message ("DsGst", G_LOG_LEVEL_CRITICAL, "*GST_IS_CUDA_CONTEXT*");
+  g_assert_null (ds_gst_cuda_context_new_order (NULL, NULL, NULL));
+  g_test_assert_expected_messages ();
+  g_test_expect_message ("DsGst", G_LOG_LEVEL_CRITICAL, "*GST_IS_CUDA_CONTEXT*");
+  g_assert_null (ds_gst_cuda_context_new_scratchpad (NULL, NULL, NULL));
+  g_test_assert_expected_messages ();
+  g_test_expect_message ("DsGst", G_LOG_LEVEL_CRITICAL, "*GST_IS_CUDA_CONTEXT*");
+  g_assert_null (ds_gst_cuda_context_get_resource (NULL, DS_MEMORY_KIND_DEVICE, NULL));
+  g_test_assert_expected_messages ();
+}
+
+static void
+test_alloc_in_context (void)
+{
+  g_autoptr(GError) error = NULL;
+  GstCudaContext *ctx;
+  cudaStream_t stream;
+  DsScratchpad *sp;
+  gpointer dev, primary;
+
+  g_test_summary ("Device scratch for a GstCudaContext is allocated in that (non-primary) "
+                  "context while the calling thread has the primary context current, "
+                  "and the caller's context is current again afterwards");
+  DS_GST_TEST_REQUIRE_CUDA ();
+
+  ctx = gst_cuda_context_new (0);
+  g_assert_nonnull (ctx);
+  stream = stream_in (ctx);
+
+  make_primary_current ();
+  primary = current_context ();
+  g_assert_true (primary != gst_cuda_context_get_handle (ctx));
+
+  for (guint round = 0; round < 2; round++)
+    {
+      sp = ds_gst_cuda_context_new_scratchpad (ctx, round == 0 ? stream : NULL, &error);
+      g_assert_no_error (error);
+      dev = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, 4096, 0, &error);
+      g_assert_no_error (error);
+      g_assert_true (pointer_context (dev) == gst_cuda_context_get_handle (ctx));
+      g_assert_true (current_context () == primary);
+      g_assert_nonnull (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_PINNED, 4096, 0, &error));
+      g_assert_no_error (error);
+      g_assert_nonnull (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_MANAGED, 4096, 0, &error));
+      g_assert_no_error (error);
+      g_assert_true (current_context () == primary);
+      g_assert_finalize_object (sp);
+      g_assert_true (current_context () == primary);
+    }
+
+  stream_destroy (ctx, stream);
+  gst_object_unref (ctx);
+}
+
+typedef struct
+{
+  DsScratchpad *sp;
+  gpointer      context_after;
+} ThreadData;
+
+static gpointer
+finalize_thread (gpointer data)
+{
+  ThreadData *td = data;
+
+  /* A fresh thread: no CUDA context is current here. */
+  g_clear_object (&td->sp);
+  td->context_after = current_context ();
+  return NULL;
+}
+
+static void
+test_finalize_other_thread (void)
+{
+  g_autoptr(GError) error = NULL;
+  GstCudaContext *ctx;
+  cudaStream_t stream;
+  ThreadData td = { NULL, };
+  guint8 *dev;
+  DsPoolStats before, after;
+  GThread *thread;
+
+  g_test_summary ("A scratchpad whose work is still queued, finalized on a thread that "
+                  "has no CUDA context current, gives its blocks back to the context's "
+                  "pools, in stream order");
+  DS_GST_TEST_REQUIRE_CUDA ();
+
+  ctx = gst_cuda_context_new (0);
+  stream = stream_in (ctx);
+
+  td.sp = ds_gst_cuda_context_new_scratchpad (ctx, stream, &error);
+  g_assert_no_error (error);
+  dev = ds_scratchpad_alloc (td.sp, DS_MEMORY_KIND_DEVICE, 1 << 20, 0, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (ds_scratchpad_alloc (td.sp, DS_MEMORY_KIND_PINNED, 1 << 16, 0, &error));
+  pool_stats (ctx, DS_MEMORY_KIND_DEVICE, &before);
+  g_assert_cmpuint (before.bytes_in_use, >=, 1 << 20);
+
+  /* Work on the stream that uses the block, still queued at finalize. */
+  g_assert_true (gst_cuda_context_push (ctx));
+  for (guint i = 0; i < 64; i++)
+    g_assert_cmpint (cudaMemsetAsync (dev, i, 1 << 20, stream), ==, cudaSuccess);
+  g_assert_true (gst_cuda_context_pop (NULL));
+
+  thread = g_thread_new ("finalize", finalize_thread, &td);
+  g_thread_join (thread);
+  g_assert_null (td.context_after);
+
+  pool_stats (ctx, DS_MEMORY_KIND_DEVICE, &after);
+  g_assert_cmpuint (after.bytes_in_use, ==, 0);
+  g_assert_cmpuint (after.upstream_deallocations, ==, before.upstream_deallocations);
+  g_assert_cmpuint (after.bytes_held, ==, before.bytes_held);
+
+  g_assert_true (gst_cuda_context_push (ctx));
+  g_assert_cmpint (cudaStreamSynchronize (stream), ==, cudaSuccess);
+  g_assert_true (gst_cuda_context_pop (NULL));
+  stream_destroy (ctx, stream);
+  gst_object_unref (ctx);
+}
+
+static void
+test_reuse_steady (void)
+{
+  g_autoptr(GError) error = NULL;
+  GstCudaContext *ctx;
+  cudaStream_t stream;
+  DsScratchpad *sp;
+  DsPoolStats dev_first, dev_last, pin_first, pin_last;
+
+  g_test_summary ("A long-lived scratchpad released after each unit of work takes "
+                  "nothing more from upstream after the first unit");
+  DS_GST_TEST_REQUIRE_CUDA ();
+
+  ctx = gst_cuda_context_new (0);
+  stream = stream_in (ctx);
+  sp = ds_gst_cuda_context_new_scratchpad (ctx, stream, &error);
+  g_assert_no_error (error);
+
+  for (guint unit = 0; unit < 200; unit++)
+    {
+      guint8 *pinned = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_PINNED, 300 * 1024, 0, &error);
+      guint8 *dev = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, 300 * 1024, 0, &error);
+
+      g_assert_no_error (error);
+      memset (pinned, unit & 0xff, 300 * 1024);
+      g_assert_true (gst_cuda_context_push (ctx));
+      g_assert_cmpint (cudaMemcpyAsync (dev, pinned, 300 * 1024, cudaMemcpyHostToDevice,
+                                        stream), ==, cudaSuccess);
+      /* Released while the copy is queued; then, as an element that
+       * posts its results does, wait for the unit's work. */
+      ds_scratchpad_release (sp);
+      g_assert_cmpint (cudaStreamSynchronize (stream), ==, cudaSuccess);
+      g_assert_true (gst_cuda_context_pop (NULL));
+
+      if (unit == 0)
+        {
+          pool_stats (ctx, DS_MEMORY_KIND_DEVICE, &dev_first);
+          pool_stats (ctx, DS_MEMORY_KIND_PINNED, &pin_first);
+        }
+    }
+  pool_stats (ctx, DS_MEMORY_KIND_DEVICE, &dev_last);
+  pool_stats (ctx, DS_MEMORY_KIND_PINNED, &pin_last);
+  g_test_message ("device pool after unit 1: %" G_GUINT64_FORMAT " upstream allocations, "
+                  "%" G_GUINT64_FORMAT " bytes held; after unit 200: %" G_GUINT64_FORMAT
+                  ", %" G_GUINT64_FORMAT, dev_first.upstream_allocations, dev_first.bytes_held,
+                  dev_last.upstream_allocations, dev_last.bytes_held);
+  g_test_message ("pinned pool after unit 1: %" G_GUINT64_FORMAT " upstream allocations, "
+                  "%" G_GUINT64_FORMAT " bytes held; after unit 200: %" G_GUINT64_FORMAT
+                  ", %" G_GUINT64_FORMAT, pin_first.upstream_allocations, pin_first.bytes_held,
+                  pin_last.upstream_allocations, pin_last.bytes_held);
+  g_assert_cmpuint (dev_last.upstream_allocations, ==, dev_first.upstream_allocations);
+  g_assert_cmpuint (dev_last.bytes_held, ==, dev_first.bytes_held);
+  g_assert_cmpuint (pin_last.upstream_allocations, ==, pin_first.upstream_allocations);
+  g_assert_cmpuint (pin_last.bytes_held, ==, pin_first.bytes_held);
+
+  g_assert_finalize_object (sp);
+  stream_destroy (ctx, stream);
+  gst_object_unref (ctx);
+}
+
+static void
+pool_finalized_cb (gpointer  data,
+                   GObject  *where_the_object_was)
+{
+  (*(guint *) data)++;
+}
+
+static void
+test_pools_go_with_context (void)
+{
+  g_autoptr(GError) error = NULL;
+  GstCudaContext *ctx, *other;
+  DsScratchpad *sp;
+  DsMemoryResource *dev_pool, *other_pool;
+  guint finalized = 0;
+
+  g_test_summary ("Each GstCudaContext has its own pools; a scratchpad keeps its context "
+                  "alive; the pools are torn down when the context goes");
+  DS_GST_TEST_REQUIRE_CUDA ();
+
+  ctx = gst_cuda_context_new (0);
+  other = gst_cuda_context_new (0);
+  dev_pool = ds_gst_cuda_context_get_resource (ctx, DS_MEMORY_KIND_DEVICE, &error);
+  other_pool = ds_gst_cuda_context_get_resource (other, DS_MEMORY_KIND_DEVICE, &error);
+  g_assert_no_error (error);
+  g_assert_true (dev_pool != other_pool);
+  g_assert_true (ds_gst_cuda_context_get_resource (ctx, DS_MEMORY_KIND_DEVICE, NULL) == dev_pool);
+  g_assert_true (ds_gst_cuda_context_get_resource (ctx, DS_MEMORY_KIND_HOST, NULL) ==
+                 ds_memory_resource_get_default (DS_MEMORY_KIND_HOST, 0, NULL));
+  g_assert_null (ds_gst_cuda_context_get_resource (ctx, (DsMemoryKind) 9, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_object_weak_ref (G_OBJECT (dev_pool), pool_finalized_cb, &finalized);
+
+  sp = ds_gst_cuda_context_new_scratchpad (ctx, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, 1 << 16, 0, &error));
+  g_assert_no_error (error);
+
+  /* The scratchpad holds the context: dropping ours keeps the pools. */
+  gst_object_unref (ctx);
+  g_assert_cmpuint (finalized, ==, 0);
+  g_assert_finalize_object (sp);
+  g_assert_cmpuint (finalized, ==, 1);
+
+  gst_object_unref (other);
+}
+
+static void
+test_wrong_stream (void)
+{
+  g_autoptr(GError) error = NULL;
+  GstCudaContext *ctx;
+  cudaStream_t primary_stream = NULL;
+
+  g_test_summary ("A stream of another context is refused with DS_ERROR_INVALID_ARGUMENT");
+  DS_GST_TEST_REQUIRE_CUDA ();
+
+  ctx = gst_cuda_context_new (0);
+  make_primary_current ();
+  g_assert_cmpint (cudaStreamCreateWithFlags (&primary_stream, cudaStreamNonBlocking), ==,
+                   cudaSuccess);
+
+  g_assert_null (ds_gst_cuda_context_new_order (ctx, primary_stream, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (ds_gst_cuda_context_new_scratchpad (ctx, primary_stream, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+
+  g_assert_cmpint (cudaStreamDestroy (primary_stream), ==, cudaSuccess);
+  gst_object_unref (ctx);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  int status;
+
+  ds_gst_test_init (&argc, &argv);
+
+  ds_gst_test_add_func ("/DsGst/CudaContext/preconditions", test_preconditions);
+  ds_gst_test_add_func ("/DsGst/CudaContext/gpu/alloc-in-context", test_alloc_in_context);
+  ds_gst_test_add_func ("/DsGst/CudaContext/gpu/finalize-other-thread", test_finalize_other_thread);
+  ds_gst_test_add_func ("/DsGst/CudaContext/gpu/reuse-steady", test_reuse_steady);
+  ds_gst_test_add_func ("/DsGst/CudaContext/gpu/pools-go-with-context", test_pools_go_with_context);
+  ds_gst_test_add_func ("/DsGst/CudaContext/gpu/wrong-stream", test_wrong_stream);
+
+  status = g_test_run ();
+  gst_deinit ();
+  return status;
+}
