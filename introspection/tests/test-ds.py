@@ -382,7 +382,7 @@ def probe_python_resource():
                 '(%r, expected one of %r): PyGObject cannot marshal a gpointer '
                 'vfunc return or argument; DsMemoryResource\'s allocate, '
                 'allocate_async, deallocate and deallocate_async need '
-                '(type guintptr) on the pointer' % (ptr, list(res.live)))
+                '(type guint64) on the pointer' % (ptr, list(res.live)))
     res.deallocate(ptr, 64, 16)
     if res.live:
         return 'do_deallocate did not get the address back intact: %r' % (res.calls,)
