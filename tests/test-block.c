@@ -576,6 +576,64 @@ test_to_device_block (Fixture       *f,
 #endif
 }
 
+static gboolean
+keep_and_alloc (DsKernelContext  *context,
+                gpointer          user_data,
+                GError          **error)
+{
+  DsScratchpad **kept = user_data;
+
+  /* What a binding's wrapper does: hold the scratchpad past the call. */
+  *kept = g_object_ref (ds_kernel_context_get_scratchpad (context));
+  return ds_scratchpad_alloc (*kept, DS_MEMORY_KIND_HOST, 100, 0, error) != NULL;
+}
+
+static gboolean
+export_and_alloc (DsKernelContext  *context,
+                  gpointer          user_data,
+                  GError          **error)
+{
+  DsBlock **export = user_data;
+  g_autoptr(DsBlock) block = NULL;
+
+  block = ds_scratchpad_alloc_block (ds_kernel_context_get_scratchpad (context),
+                                     DS_MEMORY_KIND_HOST, 100, 0, error);
+  if (block == NULL)
+    return FALSE;
+  *export = ds_block_export (block, error);
+  return *export != NULL;
+}
+
+static void
+test_kernel_context_releases (void)
+{
+  g_autoptr(DsAccessOrder) host = ds_access_order_new_host ();
+  g_autoptr(DsKernelContext) context = ds_kernel_context_new (host, NULL);
+  g_autoptr(GError) error = NULL;
+  DsScratchpad *kept = NULL;
+  DsBlock *export = NULL;
+  DsScratchpad *sp;
+
+  g_test_summary ("ds_kernel_context_run releases the call's scratchpad when "
+                  "it returns, even while a binding still holds it, and not "
+                  "while a view of its memory is exported");
+  g_test_bug ("10");
+
+  g_assert_true (ds_kernel_context_run (context, keep_and_alloc, &kept, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (kept);
+  g_assert_cmpuint (ds_scratchpad_get_reserved (kept, DS_MEMORY_KIND_HOST), ==, 0);
+  g_assert_cmpuint (ds_scratchpad_get_n_blocks (kept, DS_MEMORY_KIND_HOST), ==, 0);
+  g_assert_finalize_object (kept);
+
+  g_assert_true (ds_kernel_context_run (context, export_and_alloc, &export, &error));
+  g_assert_no_error (error);
+  sp = ds_block_get_scratchpad (export);
+  g_assert_true (ds_block_is_valid (export));
+  g_assert_cmpuint (ds_scratchpad_get_reserved (sp, DS_MEMORY_KIND_HOST), >, 0);
+  ds_block_unref (export);
+}
+
 #if HAVE_CUDA
 
 static void
@@ -733,6 +791,7 @@ main (int    argc,
   ADD ("export-keeps-memory", test_export_keeps_memory);
   ADD ("export-invalid", test_export_invalid);
   ADD ("to-device-block", test_to_device_block);
+  g_test_add_func ("/Ds/Block/kernel-context-releases", test_kernel_context_releases);
 #if HAVE_CUDA
   g_test_add_func ("/Ds/Block/gpu/to-device-block", test_gpu_to_device_block);
   g_test_add_func ("/Ds/Block/gpu/device", test_gpu_device_block);
