@@ -330,7 +330,7 @@ class PoolResource(GObject.Object, MemoryResource):
         """Sets `Ds.PoolResource:max-cached-size`. Cached blocks larger than the new value are given back at the next `Ds.PoolResource.trim`."""
         ...
     def trim(self) -> int:
-        """Gives every cached block that no stream work uses any more back to the upstream resource. Blocks whose release is still pending on a stream stay; nothing waits."""
+        """Gives every cached block that no stream work uses any more back to the upstream resource. Blocks whose release is still pending on a stream stay, and so do blocks given back in a stream's order that the pool has not had a reason to check yet (no one else wanted them; see `Ds.PoolStats`:bytes_pending); nothing waits."""
         ...
 
 
@@ -354,6 +354,7 @@ class PoolStats(GObject.GBoxed):
     bytes_in_use: int
     peak_bytes_in_use: int
     n_cached_blocks: int
+    bytes_pending: int
     def copy(self) -> PoolStats:
         """Copies self."""
         ...
