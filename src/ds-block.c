@@ -6,7 +6,7 @@
 
 #include "config.h"
 
-#include "ds-block.h"
+#include "ds-block-private.h"
 #include "ds-access-order-private.h"
 #include "ds-error.h"
 #include "ds-scratchpad-private.h"
@@ -19,8 +19,14 @@
  *
  * A block keeps its [class@Ds.Scratchpad] alive. It is valid until that
  * scratchpad is released: afterwards [method@Ds.Block.is_valid] returns
- * `FALSE` and reading or writing fails with %DS_ERROR_INVALID_ARGUMENT
- * rather than touching memory that was given back.
+ * `FALSE`, reading, writing and exporting fail with
+ * %DS_ERROR_INVALID_ARGUMENT and [method@Ds.Block.get_address] returns 0
+ * rather than hand out memory that was given back.
+ *
+ * Code outside ds that uses the memory directly (a NumPy array, a DLPack
+ * capsule, a CUDA array interface consumer) holds an *export* made with
+ * [method@Ds.Block.export]: while one exists, the scratchpad is not
+ * released (see [method@Ds.Scratchpad.get_n_exports]).
  *
  * Reads and writes of device memory, and of pinned and managed memory that
  * GPU work may still use, happen in the scratchpad's device order and wait
@@ -35,7 +41,57 @@ struct _DsBlock
   gsize            size;
   DsMemoryKind     kind;
   guint64          generation;
+  gboolean         export;      /* counted in the scratchpad's exports */
 };
+
+/* Exports alive in the process: while 0, ds_scratchpad_release () pays one
+ * atomic load for them. Per scratchpad, the count is qdata, changed under
+ * exports_lock. */
+gint ds_block_n_exports;
+static GMutex exports_lock;
+
+static GQuark
+exports_quark (void)
+{
+  static gsize quark;
+
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, g_quark_from_static_string ("ds-block-exports"));
+  return (GQuark) quark;
+}
+
+static void
+exports_add (DsScratchpad *scratchpad,
+             gint          delta)
+{
+  GObject *object = G_OBJECT (scratchpad);
+  guint n;
+
+  g_mutex_lock (&exports_lock);
+  n = GPOINTER_TO_UINT (g_object_get_qdata (object, exports_quark ()));
+  n = (guint) ((gint) n + delta);
+  g_object_set_qdata (object, exports_quark (), n != 0 ? GUINT_TO_POINTER (n) : NULL);
+  g_atomic_int_add (&ds_block_n_exports, delta);
+  g_mutex_unlock (&exports_lock);
+}
+
+static DsBlock *
+block_new (DsScratchpad *scratchpad,
+           gpointer      ptr,
+           gsize         size,
+           DsMemoryKind  kind)
+{
+  DsBlock *block = g_new0 (DsBlock, 1);
+
+  g_atomic_ref_count_init (&block->ref_count);
+  block->scratchpad = g_object_ref (scratchpad);
+  block->ptr = ptr;
+  block->size = size;
+  block->kind = kind;
+  block->generation = ds_scratchpad_get_generation (scratchpad);
+
+  return block;
+}
 
 G_DEFINE_BOXED_TYPE (DsBlock, ds_block, ds_block_ref, ds_block_unref)
 
@@ -61,7 +117,6 @@ ds_scratchpad_alloc_block (DsScratchpad  *self,
                            gsize          alignment,
                            GError       **error)
 {
-  DsBlock *block;
   gpointer ptr;
 
   g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
@@ -71,15 +126,7 @@ ds_scratchpad_alloc_block (DsScratchpad  *self,
   if (ptr == NULL)
     return NULL;
 
-  block = g_new0 (DsBlock, 1);
-  g_atomic_ref_count_init (&block->ref_count);
-  block->scratchpad = g_object_ref (self);
-  block->ptr = ptr;
-  block->size = size;
-  block->kind = kind;
-  block->generation = ds_scratchpad_get_generation (self);
-
-  return block;
+  return block_new (self, ptr, size, kind);
 }
 
 /**
@@ -113,6 +160,8 @@ ds_block_unref (DsBlock *self)
 
   if (g_atomic_ref_count_dec (&self->ref_count))
     {
+      if (self->export)
+        exports_add (self->scratchpad, -1);
       g_object_unref (self->scratchpad);
       g_free (self);
     }
@@ -123,33 +172,37 @@ ds_block_unref (DsBlock *self)
  * @self: a #DsBlock
  *
  * The address of the memory as an integer (device addresses included), for
- * APIs such as CuPy's `UnownedMemory` or `__cuda_array_interface__`.
+ * APIs such as CuPy's `UnownedMemory` or `__cuda_array_interface__`; 0 once
+ * the scratchpad was released, as that memory is no longer the block's.
  *
- * Returns: the address of the memory as an integer (device addresses
- *   included), for APIs such as CuPy's `UnownedMemory` or
- *   `__cuda_array_interface__`
+ * Returns: the address of the memory as an integer, or 0 when @self is no
+ *   longer valid
  */
 guint64
 ds_block_get_address (DsBlock *self)
 {
   g_return_val_if_fail (self != NULL, 0);
 
-  return (guint64) (guintptr) self->ptr;
+  return (guint64) (guintptr) ds_block_get_pointer (self);
 }
 
 /**
  * ds_block_get_pointer: (skip)
  * @self: a #DsBlock
  *
- * The memory as a pointer, for C callers.
+ * The memory as a pointer, for C callers; `NULL` once the scratchpad was
+ * released.
  *
- * Returns: (transfer none): the memory
+ * Returns: (transfer none) (nullable): the memory, or `NULL` when @self is
+ *   no longer valid
  */
 gpointer
 ds_block_get_pointer (DsBlock *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
 
+  if (G_UNLIKELY (self->generation != ds_scratchpad_get_generation (self->scratchpad)))
+    return NULL;
   return self->ptr;
 }
 
@@ -359,15 +412,44 @@ ds_block_write (DsBlock  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   src = g_bytes_get_data (data, &length);
+  return ds_block_write_data (self, offset, src, length, error);
+}
+
+/**
+ * ds_block_write_data:
+ * @self: a #DsBlock
+ * @offset: where to start, in bytes
+ * @data: (array length=length) (element-type guint8) (nullable): the bytes
+ *   to copy in
+ * @length: the number of bytes
+ * @error: return location for a #GError
+ *
+ * [method@Ds.Block.write] from an array: in Python any bytes-like object
+ * (`bytes`, `bytearray`, `memoryview`, a NumPy array), in JavaScript a
+ * `Uint8Array`, with no #GBytes in between.
+ *
+ * Returns: `TRUE` on success
+ */
+gboolean
+ds_block_write_data (DsBlock       *self,
+                     gsize          offset,
+                     const guint8  *data,
+                     gsize          length,
+                     GError       **error)
+{
+  gconstpointer src = data;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (data != NULL || length == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
   if (!check_range (self, offset, length, error))
     return FALSE;
   if (length == 0)
     return TRUE;
 
   if (self->kind == DS_MEMORY_KIND_DEVICE)
-    {
-      return device_copy (self, (guint8 *) self->ptr + offset, src, length, error);
-    }
+    return device_copy (self, (guint8 *) self->ptr + offset, src, length, error);
 
   if (!sync_for_host_access (self, error))
     return FALSE;
@@ -408,4 +490,222 @@ ds_block_fill (DsBlock  *self,
     return FALSE;
   memset (self->ptr, value, self->size);
   return TRUE;
+}
+
+/* --- Exports ------------------------------------------------------------ */
+
+/**
+ * ds_block_export:
+ * @self: a #DsBlock
+ * @error: return location for a #GError
+ *
+ * Makes an *export* of @self: a new block for the same memory, for code
+ * outside ds that uses the memory directly rather than through
+ * [method@Ds.Block.read] and [method@Ds.Block.write] — a NumPy array or
+ * `memoryview`, a DLPack capsule, a consumer of `__cuda_array_interface__`.
+ * The Python override of `Ds.Block` makes one for each such view, and
+ * drops it when the view is gone.
+ *
+ * While an export exists, the scratchpad is not released:
+ * [method@Ds.Scratchpad.release] refuses with a critical (the Python
+ * override checks [method@Ds.Scratchpad.get_n_exports] first and raises
+ * `BufferError`, as `mmap.close()` does with exported buffers), and the
+ * export holds a reference on the scratchpad, so that finalization cannot
+ * give the memory back either. So no view ever points at memory that was
+ * given back.
+ *
+ * Returns: (transfer full): the export, or `NULL` with @error set
+ *   (%DS_ERROR_INVALID_ARGUMENT when @self is no longer valid)
+ */
+DsBlock *
+ds_block_export (DsBlock  *self,
+                 GError  **error)
+{
+  DsBlock *export;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_range (self, 0, self->size, error))
+    return NULL;
+
+  export = block_new (self->scratchpad, self->ptr, self->size, self->kind);
+  export->export = TRUE;
+  exports_add (self->scratchpad, 1);
+
+  return export;
+}
+
+/**
+ * ds_block_is_export:
+ * @self: a #DsBlock
+ *
+ * Whether @self was made by [method@Ds.Block.export].
+ *
+ * Returns: whether @self is an export
+ */
+gboolean
+ds_block_is_export (DsBlock *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->export;
+}
+
+/**
+ * ds_scratchpad_get_n_exports:
+ * @self: a #DsScratchpad
+ *
+ * The number of exports ([method@Ds.Block.export]) of @self's blocks that
+ * are alive. While it is not 0, [method@Ds.Scratchpad.release] refuses to
+ * give the memory back.
+ *
+ * Returns: the number of exports alive
+ */
+guint
+ds_scratchpad_get_n_exports (DsScratchpad *self)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
+
+  if (g_atomic_int_get (&ds_block_n_exports) == 0)
+    return 0;
+  return GPOINTER_TO_UINT (g_object_get_qdata (G_OBJECT (self), exports_quark ()));
+}
+
+gboolean
+ds_block_release_is_blocked_slow (DsScratchpad *self)
+{
+  guint n = ds_scratchpad_get_n_exports (self);
+
+  if (n == 0)
+    return FALSE;
+
+  g_critical ("ds_scratchpad_release: %u export(s) of the scratchpad's blocks "
+              "are alive (NumPy arrays, memoryviews, DLPack capsules, CUDA "
+              "array interface consumers); the memory is not given back while "
+              "they may use it", n);
+  return TRUE;
+}
+
+/* --- Uploads that return blocks ------------------------------------------ */
+
+static void
+block_unref_nullable (gpointer block)
+{
+  if (block != NULL)
+    ds_block_unref (block);
+}
+
+/**
+ * ds_scratchpad_to_device_block: (rename-to ds_scratchpad_to_device)
+ * @self: a #DsScratchpad
+ * @data: (array length=size) (element-type guint8) (nullable): host data
+ *   to upload
+ * @size: the number of bytes
+ * @alignment: a power of two, or 0 for 16
+ * @error: return location for a #GError
+ *
+ * [method@Ds.Scratchpad.to_device] returning a device [struct@Ds.Block]
+ * (DALI's `ToGPU`); in Python and JavaScript this is `sp.to_device(data,
+ * alignment)`. The copy is queued in the device order, as there.
+ *
+ * Returns: (transfer full) (nullable): a device block holding a copy of
+ *   @data, `NULL` for size 0, or `NULL` with @error set
+ */
+DsBlock *
+ds_scratchpad_to_device_block (DsScratchpad  *self,
+                               const guint8  *data,
+                               gsize          size,
+                               gsize          alignment,
+                               GError       **error)
+{
+  gpointer device;
+
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  g_return_val_if_fail (data != NULL || size == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (size == 0)
+    return NULL;
+
+  device = ds_scratchpad_to_device (self, data, size, alignment, error);
+  if (device == NULL)
+    return NULL;
+
+  return block_new (self, device, size, DS_MEMORY_KIND_DEVICE);
+}
+
+/**
+ * ds_scratchpad_to_contiguous_device_block: (rename-to ds_scratchpad_to_contiguous_device)
+ * @self: a #DsScratchpad
+ * @arrays: (array length=n_arrays): the host arrays
+ * @n_arrays: the number of arrays
+ * @alignment: the alignment of each array in the device block (a power of
+ *   two, or 0 for 16)
+ * @blocks: (out) (optional) (transfer container) (element-type DsBlock):
+ *   one device block per array, inside the returned one (`NULL` for an
+ *   empty array); the array unrefs them when freed
+ * @error: return location for a #GError
+ *
+ * [method@Ds.Scratchpad.to_contiguous_device] for bindings (DALI's
+ * `ToContiguousGPU`): packs @arrays into one device block with a single
+ * copy, queued in the device order. In Python this is
+ * `block, blocks = sp.to_contiguous_device(arrays, alignment)`.
+ *
+ * Returns: (transfer full) (nullable): the device block holding every
+ *   array, `NULL` if all are empty, or `NULL` with @error set
+ */
+DsBlock *
+ds_scratchpad_to_contiguous_device_block (DsScratchpad  *self,
+                                          GBytes       **arrays,
+                                          guint          n_arrays,
+                                          gsize          alignment,
+                                          GPtrArray    **blocks,
+                                          GError       **error)
+{
+  g_autofree gconstpointer *data = NULL;
+  g_autofree gsize *sizes = NULL;
+  g_autofree gpointer *device_ptrs = NULL;
+  GError *local_error = NULL;
+  guint8 *device;
+  gsize total = 0;
+
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  g_return_val_if_fail (n_arrays == 0 || arrays != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (blocks != NULL)
+    *blocks = NULL;
+
+  data = g_new0 (gconstpointer, MAX (n_arrays, 1));
+  sizes = g_new0 (gsize, MAX (n_arrays, 1));
+  device_ptrs = g_new0 (gpointer, MAX (n_arrays, 1));
+  for (guint i = 0; i < n_arrays; i++)
+    {
+      g_return_val_if_fail (arrays[i] != NULL, NULL);
+      data[i] = g_bytes_get_data (arrays[i], &sizes[i]);
+    }
+
+  device = ds_scratchpad_to_contiguous_device (self, n_arrays, data, sizes, alignment,
+                                               device_ptrs, &local_error);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, local_error);
+      return NULL;
+    }
+
+  for (guint i = 0; i < n_arrays; i++)
+    if (sizes[i] > 0)
+      total = MAX (total, (gsize) ((guint8 *) device_ptrs[i] - device) + sizes[i]);
+
+  if (blocks != NULL)
+    {
+      *blocks = g_ptr_array_new_full (n_arrays, block_unref_nullable);
+      for (guint i = 0; i < n_arrays; i++)
+        g_ptr_array_add (*blocks, sizes[i] > 0 ?
+                                  block_new (self, device_ptrs[i], sizes[i], DS_MEMORY_KIND_DEVICE) :
+                                  NULL);
+    }
+
+  return device != NULL ? block_new (self, device, total, DS_MEMORY_KIND_DEVICE) : NULL;
 }

@@ -53,6 +53,37 @@ DS_AVAILABLE_IN_ALL
 gboolean      ds_block_fill              (DsBlock      *self,
                                           guint8        value,
                                           GError      **error);
+DS_AVAILABLE_IN_ALL
+gboolean      ds_block_write_data        (DsBlock      *self,
+                                          gsize         offset,
+                                          const guint8 *data,
+                                          gsize         length,
+                                          GError      **error);
+
+/* Exports: views of a block's memory that code outside ds uses directly. */
+DS_AVAILABLE_IN_ALL
+DsBlock      *ds_block_export            (DsBlock      *self,
+                                          GError      **error) G_GNUC_WARN_UNUSED_RESULT;
+DS_AVAILABLE_IN_ALL
+gboolean      ds_block_is_export         (DsBlock      *self);
+DS_AVAILABLE_IN_ALL
+guint         ds_scratchpad_get_n_exports (DsScratchpad *self);
+
+/* Bindable twins of the scratchpad's upload helpers (DALI's ToGPU and
+ * ToContiguousGPU), returning blocks. */
+DS_AVAILABLE_IN_ALL
+DsBlock      *ds_scratchpad_to_device_block (DsScratchpad  *self,
+                                             const guint8  *data,
+                                             gsize          size,
+                                             gsize          alignment,
+                                             GError       **error) G_GNUC_WARN_UNUSED_RESULT;
+DS_AVAILABLE_IN_ALL
+DsBlock      *ds_scratchpad_to_contiguous_device_block (DsScratchpad  *self,
+                                                        GBytes       **arrays,
+                                                        guint          n_arrays,
+                                                        gsize          alignment,
+                                                        GPtrArray    **blocks,
+                                                        GError       **error) G_GNUC_WARN_UNUSED_RESULT;
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DsBlock, ds_block_unref)
 

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "ds-kernel-context.h"
+#include "ds-block.h"
 #include "ds-scratchpad.h"
 
 /**
@@ -154,10 +155,12 @@ ds_kernel_context_set_scratchpad (DsKernelContext *self,
  * @error: return location for a #GError
  *
  * Calls @func with @self. If @self has no scratchpad, a new one on @self's
- * order is set for the call and dropped afterwards, so everything @func
- * took from it goes back in stream order as soon as @func returns; @self
- * has no scratchpad again afterwards. A scratchpad that @self already had
- * is used as it is and not released.
+ * order is set for the call and released and dropped afterwards, so
+ * everything @func took from it goes back in stream order as soon as @func
+ * returns, even if a binding still holds the scratchpad (unless views of its
+ * blocks are still exported: then when they are gone); @self has no
+ * scratchpad again afterwards. A scratchpad that @self already had is used
+ * as it is and not released.
  *
  * Returns: what @func returned; `FALSE` with @error set on failure
  */
@@ -184,6 +187,12 @@ ds_kernel_context_run (DsKernelContext  *self,
   ok = func (self, user_data, error);
   if (self->scratchpad == scratchpad)
     g_clear_object (&self->scratchpad);
+  /* Bindings: a JavaScript wrapper of the scratchpad lives until the next
+   * garbage collection, so dropping our references would not give the
+   * memory back. Release it now, unless a view of it is still exported
+   * (see ds_block_export ()). */
+  if (ds_scratchpad_get_n_exports (scratchpad) == 0)
+    ds_scratchpad_release (scratchpad);
   g_object_unref (scratchpad);
 
   return ok;

@@ -85,8 +85,8 @@ ds_memory_resource_get_kind (DsMemoryResource *self)
  * Allocates @size bytes aligned to @alignment, usable at once by the host
  * (for host-visible kinds) and by any stream.
  *
- * Returns: (transfer none) (nullable) (type guintptr): the memory, `NULL`
- *   for size 0 (no error) or with @error set on failure
+ * Returns: (type guint64): the memory (an integer address in bindings),
+ *   `NULL` (0) for size 0 (no error) or with @error set on failure
  */
 gpointer
 ds_memory_resource_allocate (DsMemoryResource  *self,
@@ -113,7 +113,7 @@ ds_memory_resource_allocate (DsMemoryResource  *self,
 /**
  * ds_memory_resource_deallocate: (virtual deallocate)
  * @self: a #DsMemoryResource
- * @ptr: (nullable) (type guintptr): memory from @self
+ * @ptr: (type guint64): memory from @self (an integer address in bindings)
  * @size: the size it was allocated with
  * @alignment: the alignment it was allocated with
  *
@@ -171,8 +171,8 @@ ds_memory_resource_is_stream_ordered (DsMemoryResource *self)
  * stream-ordered allocates with [method@Ds.MemoryResource.allocate], which
  * is safe in any order.
  *
- * Returns: (transfer none) (nullable) (type guintptr): the memory, `NULL`
- *   for size 0 (no error) or with @error set on failure
+ * Returns: (type guint64): the memory (an integer address in bindings),
+ *   `NULL` (0) for size 0 (no error) or with @error set on failure
  */
 gpointer
 ds_memory_resource_allocate_async (DsMemoryResource     *self,
@@ -202,7 +202,7 @@ ds_memory_resource_allocate_async (DsMemoryResource     *self,
 /**
  * DsMemoryResourceInterface::deallocate_async:
  * @self: a #DsMemoryResource
- * @ptr: (nullable) (type guintptr): memory from @self
+ * @ptr: (type guint64): memory from @self (an integer address in bindings)
  * @size: the size it was allocated with
  * @alignment: the alignment it was allocated with
  * @order: the order in which the memory was last used
@@ -216,7 +216,7 @@ ds_memory_resource_allocate_async (DsMemoryResource     *self,
 /**
  * ds_memory_resource_deallocate_async:
  * @self: a #DsMemoryResource
- * @ptr: (nullable) (type guintptr): memory from @self
+ * @ptr: (type guint64): memory from @self (an integer address in bindings)
  * @size: the size it was allocated with
  * @alignment: the alignment it was allocated with
  * @order: the order in which the memory was last used

@@ -37,8 +37,8 @@ ds_scratchpad_iface_default_init (DsScratchpadIfaceInterface *iface)
  * Allocates @size bytes of @kind memory aligned to @alignment. The memory
  * stays valid until the scratchpad is released or finalized.
  *
- * Returns: (transfer none) (nullable) (type guintptr): the memory; `NULL`
- *   without an error for size 0; `NULL` with @error set on failure
+ * Returns: (type guint64): the memory (an integer address in bindings);
+ *   `NULL` (0) without an error for size 0; `NULL` with @error set on failure
  *   (%DS_ERROR_INVALID_ARGUMENT for a bad alignment, an overflowing size or
  *   an unknown kind)
  */

@@ -29,8 +29,8 @@
  * soon as this returns; the device copy is ready for work queued on that
  * stream afterwards.
  *
- * Returns: (transfer none) (nullable) (type guintptr): the device address,
- *   `NULL` for size 0, or `NULL` with @error set
+ * Returns: (type guint64): the device address (an integer in bindings),
+ *   `NULL` (0) for size 0, or `NULL` with @error set
  */
 gpointer
 ds_scratchpad_to_device (DsScratchpad  *self,

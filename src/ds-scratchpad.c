@@ -9,6 +9,7 @@
 #include "ds-scratchpad-private.h"
 #include "ds-access-order-private.h"
 #include "ds-arena-private.h"
+#include "ds-block-private.h"
 #include "ds-default-resources-private.h"
 #include "ds-error.h"
 #include "ds-memory-resource-private.h"
@@ -309,6 +310,10 @@ ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface)
  * must be released after each unit of work, or it holds its memory
  * forever. Every pointer and [struct@Ds.Block] handed out before is invalid
  * afterwards.
+ *
+ * While exports of its blocks are alive ([method@Ds.Block.export], made
+ * for NumPy arrays, DLPack and the like), the release is refused with a
+ * critical and the scratchpad keeps its memory.
  */
 void
 ds_scratchpad_release (DsScratchpad *self)
@@ -320,6 +325,11 @@ ds_scratchpad_release (DsScratchpad *self)
   guint scoped_kinds = 0;
 
   g_return_if_fail (DS_IS_SCRATCHPAD (self));
+
+  /* Bindings: memory that an export (a NumPy array, a DLPack capsule) may
+   * still use is not given back; see ds_block_export () in ds-block.c. */
+  if (ds_block_release_is_blocked (self))
+    return;
 
   /* Blocks of GPU kinds from an upstream that does not enter its own
    * device and context are given back in those of the device order,

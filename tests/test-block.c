@@ -353,6 +353,261 @@ test_preconditions (Fixture       *f,
   g_test_assert_expected_messages ();
 }
 
+static void
+test_address_after_release (Fixture       *f,
+                            gconstpointer  user_data)
+{
+  g_autoptr(DsBlock) block = block_ok (f, DS_MEMORY_KIND_HOST, 64, 0);
+
+  g_test_summary ("Once the scratchpad is released a block hands out no "
+                  "address: get_address is 0 and get_pointer NULL");
+  g_test_bug ("10");
+
+  g_assert_cmpuint (ds_block_get_address (block), !=, 0);
+  g_assert_nonnull (ds_block_get_pointer (block));
+  ds_scratchpad_release (f->sp);
+  g_assert_cmpuint (ds_block_get_address (block), ==, 0);
+  g_assert_null (ds_block_get_pointer (block));
+  g_assert_cmpuint (ds_block_get_size (block), ==, 64);
+}
+
+static void
+test_write_data (Fixture       *f,
+                 gconstpointer  user_data)
+{
+  g_autoptr(DsBlock) block = block_ok (f, DS_MEMORY_KIND_HOST, 16, 0);
+  g_autoptr(GError) error = NULL;
+  static const guint8 data[] = { 1, 2, 3, 4, 5 };
+
+  g_test_summary ("write_data copies an array in, with the checks of write; "
+                  "an empty write of NULL is fine");
+  g_test_bug ("10");
+
+  g_assert_true (ds_block_fill (block, 0, &error));
+  g_assert_true (ds_block_write_data (block, 11, data, sizeof data, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem ((guint8 *) ds_block_get_pointer (block) + 11, 5, data, 5);
+  g_assert_true (ds_block_write_data (block, 16, NULL, 0, &error));
+  g_assert_no_error (error);
+
+  g_assert_false (ds_block_write_data (block, 12, data, sizeof data, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  ds_scratchpad_release (f->sp);
+  g_assert_false (ds_block_write_data (block, 0, data, 1, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+}
+
+static void
+test_export (Fixture       *f,
+             gconstpointer  user_data)
+{
+  guint kind;
+
+  g_test_summary ("An export is a new block for the same memory; while one "
+                  "lives the scratchpad refuses to release (a critical, the "
+                  "memory and the blocks stay valid); once the exports are "
+                  "gone it releases as before");
+  g_test_bug ("10");
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      g_autoptr(DsBlock) block = block_ok (f, kind, 100, 64);
+      g_autoptr(GError) error = NULL;
+      DsBlock *a, *b;
+
+      g_assert_cmpuint (ds_scratchpad_get_n_exports (f->sp), ==, 0);
+      g_assert_false (ds_block_is_export (block));
+
+      a = ds_block_export (block, &error);
+      g_assert_no_error (error);
+      g_assert_true (a != block);
+      g_assert_true (ds_block_is_export (a));
+      g_assert_cmpuint (ds_block_get_address (a), ==, ds_block_get_address (block));
+      g_assert_cmpuint (ds_block_get_size (a), ==, 100);
+      g_assert_cmpint (ds_block_get_kind (a), ==, kind);
+      g_assert_true (ds_block_get_scratchpad (a) == f->sp);
+      g_assert_cmpuint (ds_scratchpad_get_n_exports (f->sp), ==, 1);
+      b = ds_block_export (a, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (ds_scratchpad_get_n_exports (f->sp), ==, 2);
+      /* A ref is not another export. */
+      ds_block_unref (ds_block_ref (b));
+      g_assert_cmpuint (ds_scratchpad_get_n_exports (f->sp), ==, 2);
+
+      if (g_test_undefined ())
+        {
+          g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL,
+                                 "*2 export(s)*alive*not given back*");
+          ds_scratchpad_release (f->sp);
+          g_test_assert_expected_messages ();
+          /* Nothing was given back, nothing became invalid. */
+          g_assert_cmpuint (ds_test_resource_get_n_live (f->res[kind]), ==, 1);
+          g_assert_true (ds_block_is_valid (block));
+          g_assert_true (ds_block_is_valid (a));
+          g_assert_cmpuint (ds_block_get_address (b), !=, 0);
+        }
+
+      ds_block_unref (a);
+      g_assert_cmpuint (ds_scratchpad_get_n_exports (f->sp), ==, 1);
+      ds_block_unref (b);
+      g_assert_cmpuint (ds_scratchpad_get_n_exports (f->sp), ==, 0);
+
+      ds_scratchpad_release (f->sp);
+      g_assert_cmpuint (ds_test_resource_get_n_live (f->res[kind]), ==, 0);
+      g_assert_false (ds_block_is_valid (block));
+    }
+}
+
+static void
+test_export_keeps_memory (Fixture       *f,
+                          gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  DsBlock *block = block_ok (f, DS_MEMORY_KIND_HOST, 32, 0);
+  DsBlock *export = ds_block_export (block, &error);
+  DsScratchpad *sp = f->sp;
+
+  g_test_summary ("An export keeps the scratchpad, and so the memory, alive "
+                  "after every other reference is gone; its memory goes back "
+                  "when the export does");
+  g_test_bug ("10");
+
+  g_assert_no_error (error);
+  ds_block_unref (block);
+  g_object_add_weak_pointer (G_OBJECT (sp), (gpointer *) &sp);
+  g_clear_object (&f->sp);
+  g_assert_nonnull (sp);
+  g_assert_cmpuint (ds_test_resource_get_n_live (f->res[DS_MEMORY_KIND_HOST]), ==, 1);
+  memset (ds_block_get_pointer (export), 0x5a, 32);
+
+  ds_block_unref (export);
+  g_assert_null (sp);
+  g_assert_cmpuint (ds_test_resource_get_n_live (f->res[DS_MEMORY_KIND_HOST]), ==, 0);
+}
+
+static void
+test_export_invalid (Fixture       *f,
+                     gconstpointer  user_data)
+{
+  g_autoptr(DsBlock) block = block_ok (f, DS_MEMORY_KIND_HOST, 32, 0);
+  g_autoptr(GError) error = NULL;
+
+  g_test_summary ("A block whose scratchpad was released cannot be exported: "
+                  "DS_ERROR_INVALID_ARGUMENT, no export counted");
+  g_test_bug ("10");
+
+  ds_scratchpad_release (f->sp);
+  g_assert_null (ds_block_export (block, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpuint (ds_scratchpad_get_n_exports (f->sp), ==, 0);
+}
+
+static void
+test_to_device_block (Fixture       *f,
+                      gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DsBlock) block = NULL;
+  g_autoptr(DsBlock) whole = NULL;
+  g_autoptr(GPtrArray) blocks = NULL;
+  static const guint8 data[] = "0123456789";
+  g_autoptr(GBytes) a = g_bytes_new_static ("abc", 3);
+  g_autoptr(GBytes) empty = g_bytes_new_static ("", 0);
+  g_autoptr(GBytes) b = g_bytes_new_static ("defgh", 5);
+  GBytes *arrays[3];
+
+  g_test_summary ("to_device_block and to_contiguous_device_block give device "
+                  "blocks of the uploaded data (one per array, inside the "
+                  "whole); without a device they fail with a DS_ERROR");
+  g_test_bug ("10");
+
+  /* Size 0: NULL, no error. */
+  g_assert_null (ds_scratchpad_to_device_block (f->sp, NULL, 0, 0, &error));
+  g_assert_no_error (error);
+
+  if (ds_test_cuda_available ())
+    {
+      /* The fixture's "device" memory is host memory: the real upload is
+       * /Ds/Block/gpu/to-device-block. */
+      g_test_skip ("checked with real device memory by /Ds/Block/gpu/to-device-block");
+      return;
+    }
+
+  /* Without a device (or built without CUDA) the copy cannot be made. */
+  block = ds_scratchpad_to_device_block (f->sp, data, 10, 0, &error);
+  g_assert_null (block);
+  g_assert_error (error, DS_ERROR, DS_TEST_NO_DEVICE_ERROR);
+  g_clear_error (&error);
+
+  arrays[0] = a;
+  arrays[1] = empty;
+  arrays[2] = b;
+  whole = ds_scratchpad_to_contiguous_device_block (f->sp, arrays, 3, 64, &blocks, &error);
+  g_assert_null (whole);
+  g_assert_error (error, DS_ERROR, DS_TEST_NO_DEVICE_ERROR);
+  g_assert_null (blocks);
+}
+
+static gboolean
+keep_and_alloc (DsKernelContext  *context,
+                gpointer          user_data,
+                GError          **error)
+{
+  DsScratchpad **kept = user_data;
+
+  /* What a binding's wrapper does: hold the scratchpad past the call. */
+  *kept = g_object_ref (ds_kernel_context_get_scratchpad (context));
+  return ds_scratchpad_alloc (*kept, DS_MEMORY_KIND_HOST, 100, 0, error) != NULL;
+}
+
+static gboolean
+export_and_alloc (DsKernelContext  *context,
+                  gpointer          user_data,
+                  GError          **error)
+{
+  DsBlock **export = user_data;
+  g_autoptr(DsBlock) block = NULL;
+
+  block = ds_scratchpad_alloc_block (ds_kernel_context_get_scratchpad (context),
+                                     DS_MEMORY_KIND_HOST, 100, 0, error);
+  if (block == NULL)
+    return FALSE;
+  *export = ds_block_export (block, error);
+  return *export != NULL;
+}
+
+static void
+test_kernel_context_releases (void)
+{
+  g_autoptr(DsAccessOrder) host = ds_access_order_new_host ();
+  g_autoptr(DsKernelContext) context = ds_kernel_context_new (host, NULL);
+  g_autoptr(GError) error = NULL;
+  DsScratchpad *kept = NULL;
+  DsBlock *export = NULL;
+  DsScratchpad *sp;
+
+  g_test_summary ("ds_kernel_context_run releases the call's scratchpad when "
+                  "it returns, even while a binding still holds it, and not "
+                  "while a view of its memory is exported");
+  g_test_bug ("10");
+
+  g_assert_true (ds_kernel_context_run (context, keep_and_alloc, &kept, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (kept);
+  g_assert_cmpuint (ds_scratchpad_get_reserved (kept, DS_MEMORY_KIND_HOST), ==, 0);
+  g_assert_cmpuint (ds_scratchpad_get_n_blocks (kept, DS_MEMORY_KIND_HOST), ==, 0);
+  g_assert_finalize_object (kept);
+
+  g_assert_true (ds_kernel_context_run (context, export_and_alloc, &export, &error));
+  g_assert_no_error (error);
+  sp = ds_block_get_scratchpad (export);
+  g_assert_true (ds_block_is_valid (export));
+  g_assert_cmpuint (ds_scratchpad_get_reserved (sp, DS_MEMORY_KIND_HOST), >, 0);
+  ds_block_unref (export);
+}
+
 #if HAVE_CUDA
 
 static void
@@ -440,6 +695,50 @@ test_gpu_pinned_read_waits (void)
   ds_test_stream_free (s);
 }
 
+static void
+test_gpu_to_device_block (void)
+{
+  g_autoptr(DsAccessOrder) order = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(GPtrArray) blocks = NULL;
+  g_autoptr(GBytes) a = g_bytes_new_static ("abc", 3);
+  g_autoptr(GBytes) b = g_bytes_new_static ("defgh", 5);
+  GBytes *arrays[2];
+  DsScratchpad *sp;
+  DsBlock *block, *whole;
+  static const guint8 data[] = "0123456789";
+
+  DS_TEST_REQUIRE_CUDA ();
+
+  g_test_summary ("to_device_block and to_contiguous_device_block upload "
+                  "into device blocks that read back what was uploaded");
+
+  order = ds_access_order_new_stream (NULL, -1);
+  sp = ds_scratchpad_new (order);
+  block = ds_scratchpad_to_device_block (sp, data, 10, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (ds_block_get_kind (block), ==, DS_MEMORY_KIND_DEVICE);
+  out = ds_block_read (block, 0, 10, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (g_bytes_get_data (out, NULL), 10, data, 10);
+  g_clear_pointer (&out, g_bytes_unref);
+
+  arrays[0] = a;
+  arrays[1] = b;
+  whole = ds_scratchpad_to_contiguous_device_block (sp, arrays, 2, 256, &blocks, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ds_block_get_size (whole), ==, 256 + 5);
+  out = ds_block_read (g_ptr_array_index (blocks, 1), 0, 5, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (g_bytes_get_data (out, NULL), 5, "defgh", 5);
+
+  ds_block_unref (block);
+  ds_block_unref (whole);
+  g_clear_pointer (&blocks, g_ptr_array_unref);
+  g_assert_finalize_object (sp);
+}
+
 #endif
 
 int
@@ -460,7 +759,15 @@ main (int    argc,
   ADD ("errors", test_errors);
   ADD ("no-device/device-kind", test_device_no_cuda);
   ADD ("preconditions", test_preconditions);
+  ADD ("address-after-release", test_address_after_release);
+  ADD ("write-data", test_write_data);
+  ADD ("export", test_export);
+  ADD ("export-keeps-memory", test_export_keeps_memory);
+  ADD ("export-invalid", test_export_invalid);
+  ADD ("to-device-block", test_to_device_block);
+  g_test_add_func ("/Ds/Block/kernel-context-releases", test_kernel_context_releases);
 #if HAVE_CUDA
+  g_test_add_func ("/Ds/Block/gpu/to-device-block", test_gpu_to_device_block);
   g_test_add_func ("/Ds/Block/gpu/device", test_gpu_device_block);
   g_test_add_func ("/Ds/Block/gpu/pinned-read-waits", test_gpu_pinned_read_waits);
 #endif

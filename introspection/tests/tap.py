@@ -41,6 +41,14 @@ class TapResult(unittest.TestResult):
         self._report(test, False)
         self._diagnose(err)
 
+    def addSubTest(self, test, subtest, err):
+        # A failing subtest fails its test: without this it would print no
+        # line at all (unittest calls addSuccess only when all passed).
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            self._report(subtest, False)
+            self._diagnose(err)
+
     def addSkip(self, test, reason):
         super().addSkip(test, reason)
         self._report(test, True, 'SKIP ' + reason.replace('\n', ' '))

@@ -9,8 +9,10 @@
 // through GLib.Bytes <-> Uint8Array with read()/write().
 
 imports.gi.versions.GLib = '2.0';
+imports.gi.versions.GObject = '2.0';
 imports.gi.versions.Ds = '1.0';
-const { GLib, Ds } = imports.gi;
+const { GLib, GObject, Ds } = imports.gi;
+const HOST = Ds.MemoryKind.HOST;
 
 let number = 0;
 let failed = 0;
@@ -143,6 +145,142 @@ check('GPU kinds', () => {
     assert(bytesEqual(block.read(0, 4096).toArray(), data), 'device round trip');
     sp.release();
     return undefined;
+});
+
+check('write_data takes a Uint8Array', () => {
+    const sp = new Ds.Scratchpad();
+    const block = sp.alloc(HOST, 16, 0);
+    assert(block.write_data(3, new Uint8Array([7, 8, 9])), 'write_data');
+    assert(bytesEqual(block.read(3, 3).toArray(), [7, 8, 9]), 'read back');
+    assertDsError(() => block.write_data(15, new Uint8Array([1, 2])),
+        Ds.Error.INVALID_ARGUMENT, 'out of range');
+    sp.release();
+});
+
+check('an invalid block: Ds.Error everywhere, no address', () => {
+    const sp = new Ds.Scratchpad();
+    const block = sp.alloc(HOST, 64, 0);
+    assert(block.get_address() !== 0, 'an address while valid');
+    sp.release();
+    assert(!block.is_valid(), 'invalid after release');
+    assert(block.get_address() === 0, `no address after release, got ${block.get_address()}`);
+    for (const [name, fn] of [
+        ['read', () => block.read(0, 1)],
+        ['write', () => block.write(0, new GLib.Bytes(new Uint8Array([1])))],
+        ['write_data', () => block.write_data(0, new Uint8Array([1]))],
+        ['fill', () => block.fill(0)],
+        ['export', () => block.export()]]) {
+        const e = assertDsError(fn, Ds.Error.INVALID_ARGUMENT, name);
+        assert(/released/.test(e.message), `${name}: ${e.message}`);
+    }
+    assert(sp.get_n_exports() === 0, 'no export');
+});
+
+check('to_device and to_contiguous_device return blocks', () => {
+    const sp = Ds.Scratchpad.new(Ds.AccessOrder.new_for_handle(0, -1));
+    const data = new Uint8Array(100).map((_, i) => i);
+    let block;
+    try {
+        block = sp.to_device(data, 0);
+    } catch (e) {
+        assert(e.matches(Ds.error_quark(), Ds.Error.NO_DEVICE) ||
+               e.matches(Ds.error_quark(), Ds.Error.NOT_SUPPORTED),
+        `NO_DEVICE or NOT_SUPPORTED, got ${e.code}: ${e.message}`);
+        assertDsError(() => sp.to_contiguous_device([new GLib.Bytes(data)], 0),
+            e.code, 'to_contiguous_device without a device');
+        return `no usable GPU: ${e.message}`;
+    }
+    assert(block.get_kind() === Ds.MemoryKind.DEVICE, 'a device block');
+    assert(bytesEqual(block.read(0, 100).toArray(), data), 'uploaded');
+    const [whole, blocks] = sp.to_contiguous_device(
+        [new GLib.Bytes(data.subarray(0, 3)), new GLib.Bytes(data.subarray(3, 8))], 256);
+    assert(whole.get_size() === 256 + 5, `whole block size ${whole.get_size()}`);
+    assert(blocks.length === 2 && blocks[1].get_address() === whole.get_address() + 256,
+        'one block per array');
+    sp.release();
+    return undefined;
+});
+
+// A resource in JavaScript: it forwards to the default host pool, so the
+// addresses it hands C are Numbers that came from C.
+const ForwardingResource = GObject.registerClass({
+    Implements: [Ds.MemoryResource],
+}, class ForwardingResource extends GObject.Object {
+    _init(kind = HOST) {
+        super._init();
+        this._kind = kind;
+        this._upstream = Ds.MemoryResource.get_default(HOST, -1);
+        this.live = 0;
+    }
+
+    vfunc_get_kind() {
+        return this._kind;
+    }
+
+    vfunc_allocate(size, alignment) {
+        this.live++;
+        return this._upstream.allocate(size, alignment);
+    }
+
+    vfunc_deallocate(ptr, size, alignment) {
+        this.live--;
+        this._upstream.deallocate(ptr, size, alignment);
+    }
+});
+
+check('a JavaScript Ds.MemoryResource (addresses as Numbers)', () => {
+    const res = new ForwardingResource();
+    const sp = new Ds.Scratchpad({host_resource: res});
+    assert(sp.host_resource === res, 'host-resource reads back');
+    const block = sp.alloc(HOST, 1000, 64);
+    assert(res.live === 1 && block.get_address() % 64 === 0, 'one block, aligned');
+    block.write_data(0, new Uint8Array([42]));
+    assert(block.read(0, 1).toArray()[0] === 42, 'the memory works');
+    sp.release();
+    assert(res.live === 0, 'given back by release()');
+});
+
+check('a resource of the wrong kind: INVALID_ARGUMENT at the first allocation', () => {
+    const res = new ForwardingResource(Ds.MemoryKind.PINNED);
+    const sp = new Ds.Scratchpad({host_resource: res});
+    const e = assertDsError(() => sp.alloc(HOST, 16, 0), Ds.Error.INVALID_ARGUMENT,
+        'pinned resource as host-resource');
+    assert(/host-resource/.test(e.message) && /pinned/.test(e.message), e.message);
+    assert(res.live === 0, 'never called');
+});
+
+check('properties read back what is in effect', () => {
+    const order = Ds.AccessOrder.new_for_handle(0x5000, 0);
+    const sp = new Ds.Scratchpad({device_order: order});
+    assert(sp.pinned_dealloc_order.equal(order), 'pinned-dealloc-order: the device order');
+    assert(sp.managed_dealloc_order.equal(order), 'managed-dealloc-order: the device order');
+    assert(sp.host_resource === Ds.MemoryResource.get_default(HOST, -1),
+        'host-resource: the default');
+});
+
+check('release() gives the memory back at once', () => {
+    // gjs does not know how much native memory a scratchpad holds, so it
+    // collects dropped ones late: release() (in finally) is the way.
+    const sp = new Ds.Scratchpad();
+    try {
+        sp.alloc(HOST, 100000, 0);
+        assert(sp.get_reserved(HOST) >= 100000, 'reserved');
+    } finally {
+        sp.release();
+    }
+    assert(sp.get_reserved(HOST) === 0, 'nothing reserved');
+    assert(sp.get_n_exports() === 0, 'gjs makes no exports');
+});
+
+check('KernelContext.run releases its scratchpad although JS still holds it', () => {
+    const ctx = Ds.KernelContext.new(Ds.AccessOrder.new_host(), null);
+    let kept = null;
+    assert(ctx.run(context => {
+        kept = context.get_scratchpad();
+        kept.alloc(HOST, 4096, 0);
+        return true;
+    }), 'run');
+    assert(kept !== null && kept.get_reserved(HOST) === 0, 'released at return');
 });
 
 print(`1..${number}`);

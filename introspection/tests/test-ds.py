@@ -16,63 +16,14 @@ import ctypes
 import gc
 import os
 import sys
+import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import gi  # noqa: E402
-
-gi.require_version('GLib', '2.0')
-gi.require_version('GObject', '2.0')
-gi.require_version('Ds', '1.0')
-from gi.repository import GLib, GObject, Ds  # noqa: E402
+from dstest import *  # noqa: E402,F401,F403
+from dstest import GLib, GObject, Ds  # noqa: E402
 
 import tap  # noqa: E402
-import unittest  # noqa: E402
-
-HOST = Ds.MemoryKind.HOST
-PINNED = Ds.MemoryKind.PINNED
-DEVICE = Ds.MemoryKind.DEVICE
-MANAGED = Ds.MemoryKind.MANAGED
-GPU_KINDS = (PINNED, DEVICE, MANAGED)
-ALL_KINDS = (HOST,) + GPU_KINDS
-KiB = 1024
-MiB = 1024 * KiB
-DS_ERROR_DOMAIN = GLib.quark_to_string(Ds.error_quark())
-
-
-def default_order():
-    # The legacy default stream of the current device: building it touches
-    # no CUDA API.
-    return Ds.AccessOrder.new_for_handle(0, -1)
-
-
-def probe_gpu():
-    """None when the GPU kinds work, else the GLib.Error that says why not."""
-    sp = Ds.Scratchpad.new(default_order())
-    try:
-        sp.alloc(DEVICE, 16, 0)
-    except GLib.Error as e:
-        return e
-    finally:
-        sp.release()
-    return None
-
-
-GPU_ERROR = probe_gpu()
-NO_GPU_REASON = None if GPU_ERROR is None else 'no usable GPU: ' + GPU_ERROR.message
-
-
-class DsTestCase(unittest.TestCase):
-    def assertDsError(self, error, code):
-        self.assertEqual(error.domain, DS_ERROR_DOMAIN, error.message)
-        self.assertEqual(error.code, int(code), error.message)
-        self.assertTrue(error.message)
-
-    def assertRaisesDsError(self, code, func, *args):
-        with self.assertRaises(GLib.Error) as cm:
-            func(*args)
-        self.assertDsError(cm.exception, code)
-        return cm.exception
 
 
 class TestEnums(DsTestCase):
@@ -338,60 +289,6 @@ class TestKernelContext(DsTestCase):
         self.assertIsNone(ctx.get_scratchpad())
 
 
-class RecordingHostResource(GObject.Object, Ds.MemoryResource):
-    """A host memory resource in Python that records what it is asked."""
-
-    def __init__(self, fail=False):
-        super().__init__()
-        self.calls = []
-        self.live = {}
-        self.fail = fail
-
-    def do_get_kind(self):
-        return HOST
-
-    def do_allocate(self, size, alignment):
-        self.calls.append(('allocate', size, alignment))
-        if self.fail:
-            raise GLib.Error.new_literal(Ds.error_quark(), 'recording resource is full',
-                                         int(Ds.Error.OUT_OF_MEMORY))
-        buf = ctypes.create_string_buffer(size + alignment)
-        address = (ctypes.addressof(buf) + alignment - 1) & ~(alignment - 1)
-        self.live[address] = (buf, size, alignment)
-        return address
-
-    def do_deallocate(self, ptr, size, alignment):
-        self.calls.append(('deallocate', ptr, size, alignment))
-        buf, live_size, live_alignment = self.live.pop(ptr)
-        assert (live_size, live_alignment) == (size, alignment), \
-            'deallocate with other size/alignment than allocate'
-
-    def allocations(self):
-        return [c for c in self.calls if c[0] == 'allocate']
-
-    def deallocations(self):
-        return [c for c in self.calls if c[0] == 'deallocate']
-
-
-def probe_python_resource():
-    """None when addresses cross the Ds.MemoryResource vfuncs intact."""
-    res = RecordingHostResource()
-    ptr = res.allocate(64, 16)
-    if ptr not in res.live:
-        return ('the address returned by do_allocate did not reach C intact '
-                '(%r, expected one of %r): PyGObject cannot marshal a gpointer '
-                'vfunc return or argument; DsMemoryResource\'s allocate, '
-                'allocate_async, deallocate and deallocate_async need '
-                '(type guintptr) on the pointer' % (ptr, list(res.live)))
-    res.deallocate(ptr, 64, 16)
-    if res.live:
-        return 'do_deallocate did not get the address back intact: %r' % (res.calls,)
-    return None
-
-
-PY_RESOURCE_PROBLEM = probe_python_resource()
-
-
 class TestPythonResource(DsTestCase):
     def setUp(self):
         # A scratchpad over a resource whose addresses are garbled would
@@ -512,7 +409,7 @@ class TestOverrides(DsTestCase):
         sp = Ds.Scratchpad()
         block = sp.alloc(HOST, 16, 0)
         sp.release()
-        self.assertRaises(ValueError, block.memoryview)
+        self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT, block.memoryview)
 
     def test_no_cuda_array_interface_for_host(self):
         sp = Ds.Scratchpad()
@@ -565,7 +462,7 @@ class TestGpuKinds(DsTestCase):
         self.assertEqual(cai['shape'], (4096,))
         self.assertEqual(cai['data'], (device.get_address(), False))
         self.assertEqual(cai['stream'], 1)  # legacy default stream
-        self.assertRaises(ValueError, device.memoryview)
+        self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT, device.memoryview)
         pinned = sp.alloc(PINNED, 64, 0)
         mv = pinned.memoryview()
         mv[0:3] = b'abc'

@@ -21,7 +21,11 @@
   - Ds-1.0.gir and Ds-1.0.typelib are installed, the GIR names
     ds-1.0/ds.h/libds-1.0.so.SOVERSION, and /usr/bin/python3 loads the
     typelib from the tree with GI_TYPELIB_PATH (when built with
-    introspection).
+    introspection);
+  - the PyGObject override Ds.py is installed in the overrides folder of
+    /usr/bin/python3's PyGObject (gi._overridesdir, under the DESTDIR), the
+    Ds.pyi stub in gi-stubs/repository/ beside it, and /usr/bin/python3
+    imports that installed override and uses it.
 
 By hand:
     python3 tests/install/run-install-test.py --builddir build \\
@@ -275,6 +279,28 @@ def main():
             genv["LD_LIBRARY_PATH"] = r_lib
             overrides = [p for p in installed
                          if p.endswith(os.path.join("gi", "overrides", "Ds.py"))]
+            # The override must land where the PyGObject of Debian's
+            # python3 looks for overrides (gi._overridesdir), or
+            # -Dpygobject-overrides-dir: a prefix-relative site folder such
+            # as /usr/local/lib/python3/dist-packages is not searched.
+            want_dir = opts.get("pygobject-overrides-dir", "")
+            if not want_dir:
+                r = subprocess.run(["/usr/bin/python3", "-c",
+                                    "import gi; print(gi._overridesdir)"],
+                                   capture_output=True, text=True)
+                want_dir = r.stdout.strip() if r.returncode == 0 else ""
+            if want_dir:
+                want = under(root, os.path.join(want_dir, "Ds.py"))
+                print("PyGObject overrides folder of /usr/bin/python3: " + want_dir)
+                if want not in overrides:
+                    failures.append("Ds.py not installed in %s (where /usr/bin/python3's "
+                                    "PyGObject looks); installed: %s"
+                                    % (want_dir, [os.path.relpath(p, root) for p in overrides]))
+                stub = under(root, os.path.join(os.path.dirname(os.path.dirname(want_dir)),
+                                                "gi-stubs", "repository", "Ds.pyi"))
+                if stub not in installed:
+                    failures.append("the Ds.pyi type stub is not installed at "
+                                    + os.path.relpath(stub, root))
             extra = []
             if overrides:
                 site = os.path.dirname(os.path.dirname(os.path.dirname(overrides[0])))

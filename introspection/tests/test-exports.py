@@ -1,0 +1,510 @@
+#!/usr/bin/python3
+# Exports: zero-copy views of blocks and the memory they keep (issue 10).
+#
+# Copyright 2026 The ds authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The policy under test: while a memoryview, NumPy array, Ds.BlockView,
+# DLPack capsule or CUDA-array-interface consumer of a block is alive, the
+# scratchpad is not released: release() and leaving `with` raise
+# BufferError (mmap.close() does the same with exported buffers); a view
+# keeps the scratchpad alive, so finalization cannot free the memory either;
+# once the views are gone the memory goes back, nothing leaks. Invalid
+# blocks give GLib.Error (Ds.Error.INVALID_ARGUMENT) everywhere and no
+# address. Runs under python3 -X dev.
+
+import ctypes
+import gc
+import os
+import sys
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from dstest import *  # noqa: E402,F401,F403
+from dstest import GLib, Ds  # noqa: E402
+
+import tap  # noqa: E402
+
+try:
+    import numpy as np
+except ImportError:  # build-aux/ds-setup installs python3-numpy
+    np = None
+
+NO_NUMPY = 'NumPy is not installed (python3-numpy)'
+
+# The issue's reproducer, as it was filed (exit 139 before the fix).
+CRASH_REPRODUCER = textwrap.dedent('''
+    import gi
+    gi.require_version('Ds', '1.0')
+    from gi.repository import Ds
+    import numpy as np
+    with Ds.Scratchpad() as sp:
+        blk = sp.alloc(Ds.MemoryKind.HOST, 64 << 20, 0)
+        a = np.frombuffer(blk.memoryview(), np.uint8)
+        a[:] = 1
+    Ds.MemoryResource.get_default(Ds.MemoryKind.HOST, -1).trim()
+    print(a.sum())
+''')
+
+# The same, going on after the BufferError: the array must stay valid
+# across the trim, and everything must go back once it is dropped.
+CRASH_CONTINUED = textwrap.dedent('''
+    import gi
+    gi.require_version('Ds', '1.0')
+    from gi.repository import Ds
+    import numpy as np
+    try:
+        with Ds.Scratchpad() as sp:
+            blk = sp.alloc(Ds.MemoryKind.HOST, 64 << 20, 0)
+            a = np.frombuffer(blk.memoryview(), np.uint8)
+            a[:] = 1
+    except BufferError as e:
+        print('BufferError:', e)
+    pool = Ds.MemoryResource.get_default(Ds.MemoryKind.HOST, -1)
+    pool.trim()
+    print('sum', a.sum())
+    del a
+    sp.release()
+    print('valid', blk.is_valid(), 'reserved', sp.get_reserved(Ds.MemoryKind.HOST))
+''')
+
+
+def exporters(sp, res):
+    """(name, make) for every kind of export of a block of @sp."""
+    out = [
+        ('memoryview', lambda b: b.memoryview()),
+        ('BlockView', lambda b: b.view('<u2', 8)),
+        ('DLPack capsule', lambda b: b.__dlpack__()),
+    ]
+    if np is not None:
+        out += [
+            ('numpy()', lambda b: b.numpy('<f4', (2, 4))),
+            ('np.frombuffer(memoryview)', lambda b: np.frombuffer(b.memoryview(), np.uint8)),
+            ('np.asarray(view)', lambda b: np.asarray(b.view('u1'))),
+            ('np.from_dlpack', lambda b: np.from_dlpack(b)),
+        ]
+    return out
+
+
+class TestCrashReproducer(DsTestCase):
+    def setUp(self):
+        if np is None:
+            self.skipTest(NO_NUMPY)
+
+    def test_reproducer_raises(self):
+        r = run_python(CRASH_REPRODUCER)
+        self.assertNotIn(r.returncode, (-11, 139), 'crashed:\n' + r.stderr)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn('BufferError: cannot release a Ds.Scratchpad while 1 export', r.stderr)
+        self.assertNotIn('Fatal Python error', r.stderr)
+
+    def test_reproducer_stays_valid(self):
+        r = run_python(CRASH_CONTINUED)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn('BufferError: cannot release', r.stdout)
+        self.assertIn('sum %d' % (64 << 20), r.stdout)
+        self.assertIn('valid False reserved 0', r.stdout)
+
+
+class TestExportPolicy(DsTestCase):
+    def test_release_refused_while_exported(self):
+        sp, res = fake_gpu_scratchpad()
+        for name, make in exporters(sp, res):
+            with self.subTest(exporter=name):
+                block = sp.alloc(HOST, 64, 64)
+                block.write(0, b'\x07' * 64)
+                export = make(block)
+                self.assertEqual(sp.get_n_exports(), 1, name)
+                reserved = sp.get_reserved(HOST)
+                with self.assertRaises(BufferError) as cm:
+                    sp.release()
+                self.assertIn('1 export(s)', str(cm.exception))
+                # Nothing was given back; the block and the view still work.
+                self.assertEqual(sp.get_reserved(HOST), reserved)
+                self.assertEqual(len(res[HOST].live), 1)
+                self.assertTrue(block.is_valid())
+                self.assertEqual(block.tobytes(0, 4), b'\x07' * 4)
+                del export
+                gc.collect()
+                self.assertEqual(sp.get_n_exports(), 0, name)
+                sp.release()
+                self.assertEqual(res[HOST].live, {}, 'nothing leaks')
+                self.assertFalse(block.is_valid())
+
+    def test_with_exit_raises_then_nothing_leaks(self):
+        sp, res = fake_gpu_scratchpad()
+        with self.assertRaises(BufferError):
+            with sp:
+                block = sp.alloc(HOST, 256, 0)
+                mv = block.memoryview()
+                mv[:5] = b'hello'
+        # The memory is still the view's.
+        self.assertEqual(bytes(mv[:5]), b'hello')
+        self.assertTrue(block.is_valid())
+        del mv
+        sp.release()
+        self.assertEqual(res[HOST].live, {})
+        self.assertEqual(res[HOST].deallocations()[0][2], 64 * KiB)
+
+    def test_with_exception_is_not_masked(self):
+        sp, res = fake_gpu_scratchpad()
+        with self.assertRaises(KeyError):
+            with sp:
+                block = sp.alloc(HOST, 64, 0)
+                mv = block.memoryview()
+                mv[:3] = b'abc'
+                raise KeyError('the body failed')
+        # The release was skipped, not forced: the view is still valid.
+        self.assertEqual(bytes(mv[:3]), b'abc')
+        self.assertEqual(sp.get_reserved(HOST), 64 * KiB)
+        del mv
+        sp.release()
+        self.assertEqual(res[HOST].live, {})
+
+    def test_with_exception_without_exports_releases(self):
+        sp, res = fake_gpu_scratchpad()
+        with self.assertRaises(KeyError):
+            with sp:
+                sp.alloc(HOST, 64, 0)
+                raise KeyError('boom')
+        self.assertEqual(res[HOST].live, {})
+
+    def test_view_keeps_scratchpad_and_memory(self):
+        sp, res = fake_gpu_scratchpad()
+        host = res[HOST]
+        block = sp.alloc(HOST, 100, 0)
+        view = block.view('u1')
+        mv = view.memoryview()
+        mv[:4] = b'keep'
+        del sp, block
+        gc.collect()
+        # The view holds an export, the export the scratchpad: no
+        # finalization, the memory is still the view's.
+        self.assertEqual(len(host.live), 1)
+        self.assertEqual(bytes(mv[:4]), b'keep')
+        del mv, view
+        gc.collect()
+        # The last export gone, the scratchpad is finalized and gives
+        # its memory back.
+        self.assertEqual(host.live, {})
+        self.assertEqual(len(host.deallocations()), 1)
+
+    def test_exports_counted_per_view(self):
+        sp, _ = fake_gpu_scratchpad()
+        block = sp.alloc(HOST, 64, 0)
+        views = [block.memoryview() for _ in range(3)] + [block.view('u1')]
+        self.assertEqual(sp.get_n_exports(), 4)
+        other, _ = fake_gpu_scratchpad()
+        self.assertEqual(other.get_n_exports(), 0, 'counts are per scratchpad')
+        self.assertIsInstance(views[-1].block, Ds.Block)  # the view's export
+        del views[-1]
+        self.assertEqual(sp.get_n_exports(), 3)
+        views[0].release()  # memoryview.release() drops its export too
+        gc.collect()
+        self.assertEqual(sp.get_n_exports(), 2)
+        del views
+        gc.collect()
+        self.assertEqual(sp.get_n_exports(), 0)
+
+
+class TestInvalidBlocks(DsTestCase):
+    def test_every_access_is_a_ds_error(self):
+        sp, _ = fake_gpu_scratchpad()
+        host = sp.alloc(HOST, 64, 0)
+        pinned = sp.alloc(PINNED, 64, 0)
+        sp.release()
+        for block in (host, pinned):
+            self.assertFalse(block.is_valid())
+            self.assertIn('(released)', repr(block))
+            for name, call in [
+                    ('get_address', lambda: block.get_address()),
+                    ('memoryview', lambda: block.memoryview()),
+                    ('view', lambda: block.view('u1')),
+                    ('numpy', lambda: block.numpy()),
+                    ('__dlpack__', lambda: block.__dlpack__()),
+                    ('export', lambda: block.export()),
+                    ('read', lambda: block.read(0, 1)),
+                    ('write', lambda: block.write(0, b'x')),
+                    ('tobytes', lambda: block.tobytes()),
+                    ('fill', lambda: block.fill(0))]:
+                if name == 'numpy' and np is None:
+                    continue
+                with self.subTest(kind=block.get_kind().value_nick, call=name):
+                    e = self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT, call)
+                    self.assertIn('released', e.message)
+            self.assertEqual(sp.get_n_exports(), 0)
+        # The CUDA array interface of a pinned block: the same error, not
+        # an AttributeError (hasattr() must not hide it).
+        with self.assertRaises(GLib.Error) as cm:
+            pinned.__cuda_array_interface__
+        self.assertDsError(cm.exception, Ds.Error.INVALID_ARGUMENT)
+
+    def test_c_address_is_zero(self):
+        sp = Ds.Scratchpad()
+        block = sp.alloc(HOST, 64, 0)
+        address = block.get_address()
+        self.assertNotEqual(address, 0)
+        sp.release()
+        # The introspected method, under the override: 0, never the old
+        # address.
+        self.assertEqual(Ds.Block.__mro__[1].get_address(block), 0)
+
+
+class TestViews(DsTestCase):
+    def test_view_shapes(self):
+        sp, _ = fake_gpu_scratchpad()
+        block = sp.alloc(HOST, 100, 64)
+        view = block.view('<f4', (5, 5))
+        self.assertEqual(view.shape, (5, 5))
+        self.assertEqual(view.typestr, '<f4')
+        self.assertEqual(view.nbytes, 100)
+        self.assertEqual(view.address, block.get_address())
+        self.assertEqual(block.view('u1', 10, offset=90).address, block.get_address() + 90)
+        self.assertEqual(block.view('<i2').shape, (50,))
+        self.assertEqual(block.view('u1', ()).shape, ())
+        for dtype in ('float32', 'f4', '=f4'):
+            self.assertEqual(block.view(dtype, 1).typestr, '<f4' if sys.byteorder == 'little' else '>f4')
+        e = self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT, block.view, '<f8', (5, 5))
+        self.assertIn('does not fit', e.message)
+        self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT, block.view, 'u1', 1, 101)
+        self.assertRaises(ValueError, block.view, '<f8')        # 100 % 8 != 0
+        self.assertRaises(ValueError, block.view, 'u1', (-1,))
+        self.assertRaises(TypeError, block.view, 'object')
+        self.assertRaises(TypeError, block.view, 'f3')
+        self.assertRaises(TypeError, block.view, 3.5)
+        del view
+        gc.collect()
+        self.assertEqual(sp.get_n_exports(), 0)
+
+    def test_typed_memoryview(self):
+        sp, _ = fake_gpu_scratchpad()
+        block = sp.alloc(HOST, 16, 0)
+        mv = block.view('i4' if sys.byteorder == 'little' else '<i4', 4).memoryview()
+        self.assertEqual(mv.format, 'i')
+        self.assertEqual(mv.shape, (4,))
+        mv[2] = -7
+        self.assertEqual(block.tobytes(8, 4), (-7).to_bytes(4, sys.byteorder, signed=True))
+
+    def test_numpy(self):
+        if np is None:
+            self.skipTest(NO_NUMPY)
+        sp, _ = fake_gpu_scratchpad()
+        for kind in (HOST, PINNED, MANAGED):
+            with self.subTest(kind=kind.value_nick):
+                block = sp.alloc(kind, 4 * 32, 64)
+                a = block.numpy(np.float32, (4, 8))
+                self.assertEqual(a.shape, (4, 8))
+                self.assertEqual(a.dtype, np.float32)
+                self.assertTrue(a.flags.writeable)
+                self.assertTrue(a.flags.c_contiguous)
+                self.assertEqual(a.ctypes.data, block.get_address())
+                a[:] = np.arange(32, dtype=np.float32).reshape(4, 8)
+                self.assertEqual(block.tobytes(), a.tobytes())
+                block.write(0, np.full(8, 2.5, np.float32))
+                self.assertEqual(a[0].tolist(), [2.5] * 8)
+                del a
+        gc.collect()
+        self.assertEqual(sp.get_n_exports(), 0)
+
+    def test_device_kind_is_not_cpu_addressable(self):
+        sp, _ = fake_gpu_scratchpad()
+        device = sp.alloc(DEVICE, 64, 0)
+        for call in (device.memoryview, device.numpy, device.view('u1').memoryview):
+            e = self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT, call)
+            self.assertIn('not addressable by the CPU', e.message)
+        self.assertFalse(hasattr(device.view('u1'), '__array_interface__'))
+
+
+class TestCudaArrayInterface(DsTestCase):
+    def test_gpu_kinds(self):
+        sp, _ = fake_gpu_scratchpad()
+        for kind in (PINNED, DEVICE, MANAGED):
+            with self.subTest(kind=kind.value_nick):
+                block = sp.alloc(kind, 96, 256)
+                cai = block.view('<f8', (3, 4)).__cuda_array_interface__
+                self.assertEqual(cai, {
+                    'shape': (3, 4), 'typestr': '<f8', 'data': (block.get_address(), False),
+                    'strides': None, 'version': 3,
+                    # host order: the scratchpad's work is synchronous
+                    'stream': None})
+                bytes_cai = block.__cuda_array_interface__
+                self.assertEqual(bytes_cai['shape'], (96,))
+                self.assertEqual(bytes_cai['typestr'], '|u1')
+
+    def test_host_block_has_none(self):
+        sp = Ds.Scratchpad()
+        block = sp.alloc(HOST, 16, 0)
+        self.assertFalse(hasattr(block, '__cuda_array_interface__'))
+        self.assertFalse(hasattr(block.view('u1'), '__cuda_array_interface__'))
+
+    def test_block_interface_pins_until_the_block_is_gone(self):
+        # A CAI consumer keeps the object it read the interface from: so the
+        # Block itself is an export from then on.
+        sp, res = fake_gpu_scratchpad()
+        block = sp.alloc(DEVICE, 64, 0)
+        consumer = [block]  # what CuPy/Numba hold on to
+        block.__cuda_array_interface__
+        block.__cuda_array_interface__
+        self.assertEqual(sp.get_n_exports(), 1)
+        del block
+        self.assertRaises(BufferError, sp.release)
+        consumer.clear()
+        gc.collect()
+        self.assertEqual(sp.get_n_exports(), 0)
+        sp.release()
+        self.assertEqual(res[DEVICE].live, {})
+
+    def test_real_device_stream(self):
+        if GPU_ERROR is not None:
+            self.skipTest(NO_GPU_REASON)
+        sp = Ds.Scratchpad.new(default_order())
+        block = sp.alloc(DEVICE, 4096, 0)
+        cai = block.view('<f4', (32, 32)).__cuda_array_interface__
+        self.assertEqual(cai['stream'], 1)  # the legacy default stream
+        self.assertEqual(cai['shape'], (32, 32))
+        del cai
+        gc.collect()
+
+
+_PyCapsule_IsValid = ctypes.pythonapi.PyCapsule_IsValid
+_PyCapsule_IsValid.restype = ctypes.c_int
+_PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_PyCapsule_GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
+_PyCapsule_GetPointer.restype = ctypes.c_void_p
+_PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_PyCapsule_SetName = ctypes.pythonapi.PyCapsule_SetName
+_PyCapsule_SetName.restype = ctypes.c_int
+_PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_USED = ctypes.create_string_buffer(b'used_dltensor')
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [('device_type', ctypes.c_int32), ('device_id', ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [('code', ctypes.c_uint8), ('bits', ctypes.c_uint8), ('lanes', ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [('data', ctypes.c_void_p), ('device', DLDevice), ('ndim', ctypes.c_int32),
+                ('dtype', DLDataType), ('shape', ctypes.POINTER(ctypes.c_int64)),
+                ('strides', ctypes.POINTER(ctypes.c_int64)), ('byte_offset', ctypes.c_uint64)]
+
+
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [('dl_tensor', DLTensor), ('manager_ctx', ctypes.c_void_p),
+                ('deleter', ctypes.CFUNCTYPE(None, ctypes.c_void_p))]
+
+
+class TestDLPack(DsTestCase):
+    """The capsule as the DLPack spec has it, read the way a consumer does."""
+
+    def consume(self, capsule):
+        """What a consumer does: take the tensor, rename the capsule."""
+        self.assertTrue(_PyCapsule_IsValid(capsule, b'dltensor'))
+        address = _PyCapsule_GetPointer(capsule, b'dltensor')
+        self.assertEqual(_PyCapsule_SetName(capsule, _USED), 0)
+        return DLManagedTensor.from_address(address)
+
+    def test_capsule_fields_every_kind(self):
+        sp, _ = fake_gpu_scratchpad()
+        expected = {HOST: (1, 0), PINNED: (3, 0), DEVICE: (2, 0), MANAGED: (13, 0)}
+        for kind in ALL_KINDS:
+            with self.subTest(kind=kind.value_nick):
+                block = sp.alloc(kind, 48, 64)
+                view = block.view('<f4', (3, 4))
+                self.assertEqual(view.__dlpack_device__(), expected[kind])
+                self.assertEqual(block.__dlpack_device__(), expected[kind])
+                capsule = view.__dlpack__(stream=-1 if kind != HOST else None)
+                del view
+                gc.collect()
+                self.assertEqual(sp.get_n_exports(), 1, 'the capsule holds an export')
+                managed = self.consume(capsule)
+                t = managed.dl_tensor
+                self.assertEqual(t.data, block.get_address())
+                self.assertEqual((t.device.device_type, t.device.device_id), expected[kind])
+                self.assertEqual(t.ndim, 2)
+                self.assertEqual([t.shape[0], t.shape[1]], [3, 4])
+                self.assertFalse(t.strides)  # NULL: C-contiguous
+                self.assertEqual((t.dtype.code, t.dtype.bits, t.dtype.lanes), (2, 32, 1))
+                self.assertEqual(t.byte_offset, 0)
+                # The consumer owns it now: destroying the renamed capsule
+                # must not delete it; the consumer's deleter call does.
+                del capsule
+                gc.collect()
+                self.assertEqual(sp.get_n_exports(), 1)
+                managed.deleter(ctypes.addressof(managed))
+                gc.collect()
+                self.assertEqual(sp.get_n_exports(), 0)
+
+    def test_unconsumed_capsule_deletes_itself(self):
+        sp, _ = fake_gpu_scratchpad()
+        block = sp.alloc(HOST, 64, 0)
+        capsule = block.__dlpack__()
+        self.assertEqual(sp.get_n_exports(), 1)
+        self.assertRaises(BufferError, sp.release)
+        del capsule
+        gc.collect()
+        self.assertEqual(sp.get_n_exports(), 0)
+        sp.release()
+
+    def test_dtype_codes(self):
+        sp, _ = fake_gpu_scratchpad()
+        block = sp.alloc(HOST, 64, 0)
+        for dtype, want in [('i1', (0, 8)), ('<u2', (1, 16)), ('<f8', (2, 64)),
+                            ('<c8', (5, 64)), ('b1', (6, 8))]:
+            with self.subTest(dtype=dtype):
+                capsule = block.view(dtype, 1).__dlpack__()
+                t = self.consume(capsule).dl_tensor
+                self.assertEqual((t.dtype.code, t.dtype.bits), want)
+                managed = DLManagedTensor.from_address(_PyCapsule_GetPointer(capsule, b'used_dltensor'))
+                managed.deleter(ctypes.addressof(managed))
+        big = '>f4' if sys.byteorder == 'little' else '<f4'
+        self.assertRaises(BufferError, block.view(big, 1).__dlpack__)
+        gc.collect()
+        self.assertEqual(sp.get_n_exports(), 0)
+
+    def test_cpu_stream_must_be_none(self):
+        sp = Ds.Scratchpad()
+        block = sp.alloc(HOST, 64, 0)
+        self.assertRaises(BufferError, block.__dlpack__, stream=5)
+        self.assertRaises(BufferError, block.__dlpack__, dl_device=(2, 0))
+        self.assertRaises(BufferError, block.__dlpack__, copy=True)
+        gc.collect()
+        self.assertEqual(sp.get_n_exports(), 0)
+
+    def test_numpy_from_dlpack(self):
+        if np is None:
+            self.skipTest(NO_NUMPY)
+        sp = Ds.Scratchpad()
+        block = sp.alloc(HOST, 24, 64)
+        block.write(0, np.arange(6, dtype=np.float32))
+        a = np.from_dlpack(block.view(np.float32, (2, 3)))
+        self.assertEqual(a.tolist(), [[0, 1, 2], [3, 4, 5]])
+        self.assertEqual(a.ctypes.data, block.get_address())
+        raw = np.from_dlpack(block)
+        self.assertEqual(raw.dtype, np.uint8)
+        self.assertEqual(raw.shape, (24,))
+        self.assertEqual(sp.get_n_exports(), 2)
+        del a, raw
+        gc.collect()
+        self.assertEqual(sp.get_n_exports(), 0)
+        sp.release()
+
+    def test_real_device_capsule(self):
+        if GPU_ERROR is not None:
+            self.skipTest(NO_GPU_REASON)
+        sp = Ds.Scratchpad.new(default_order())
+        block = sp.alloc(DEVICE, 64, 0)
+        capsule = block.__dlpack__(stream=None)
+        t = self.consume(capsule).dl_tensor
+        self.assertEqual(t.device.device_type, 2)
+        managed = DLManagedTensor.from_address(_PyCapsule_GetPointer(capsule, b'used_dltensor'))
+        managed.deleter(ctypes.addressof(managed))
+
+
+if __name__ == '__main__':
+    tap.main()
