@@ -402,43 +402,51 @@ ds_access_order_enter (const DsAccessOrder  *self,
   return ds_cuda_scope_enter (scope, self->device, self->context, error);
 }
 
-gboolean
-ds_access_order_memcpy (const DsAccessOrder  *self,
-                        gpointer              dst,
-                      gconstpointer         src,
-                      gsize                 size,
-                      gboolean              wait,
-                      GError              **error)
+/* Copies @size bytes from @src to @dst in @self, or fills them with @value
+ * when @src is NULL. Host order: on the legacy default stream, waited for. */
+static gboolean
+transfer (const DsAccessOrder  *self,
+          gpointer              dst,
+          gconstpointer         src,
+          guint8                value,
+          gsize                 size,
+          gboolean              wait,
+          GError              **error)
 {
+  gboolean device = self->type == DS_ACCESS_ORDER_TYPE_DEVICE;
+  gpointer stream = device ? self->stream : NULL;
   DsCudaScope scope;
   gboolean ok;
 
   if (!ds_access_order_enter (self, &scope, error))
     return FALSE;
-  /* Host order: the legacy default stream, waited for. */
-  ok = ds_cuda_memcpy (dst, src, size, self->type == DS_ACCESS_ORDER_TYPE_DEVICE ? self->stream : NULL,
-                       wait || self->type != DS_ACCESS_ORDER_TYPE_DEVICE, error);
+  if (src != NULL)
+    ok = ds_cuda_memcpy (dst, src, size, stream, wait || !device, error);
+  else
+    ok = ds_cuda_memset (dst, value, size, stream, wait || !device, error);
   ds_cuda_scope_leave (&scope);
 
   return ok;
 }
 
 gboolean
-ds_access_order_memset (const DsAccessOrder  *self,
-                      gpointer              dst,
-                      guint8                value,
-                      gsize                 size,
-                      gboolean              wait,
-                      GError              **error)
+ds_access_order_memcpy (const DsAccessOrder  *self,
+                        gpointer              dst,
+                        gconstpointer         src,
+                        gsize                 size,
+                        gboolean              wait,
+                        GError              **error)
 {
-  DsCudaScope scope;
-  gboolean ok;
+  return transfer (self, dst, src, 0, size, wait, error);
+}
 
-  if (!ds_access_order_enter (self, &scope, error))
-    return FALSE;
-  ok = ds_cuda_memset (dst, value, size, self->type == DS_ACCESS_ORDER_TYPE_DEVICE ? self->stream : NULL,
-                       wait || self->type != DS_ACCESS_ORDER_TYPE_DEVICE, error);
-  ds_cuda_scope_leave (&scope);
-
-  return ok;
+gboolean
+ds_access_order_memset (const DsAccessOrder  *self,
+                        gpointer              dst,
+                        guint8                value,
+                        gsize                 size,
+                        gboolean              wait,
+                        GError              **error)
+{
+  return transfer (self, dst, NULL, value, size, wait, error);
 }
