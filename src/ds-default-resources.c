@@ -22,6 +22,7 @@
 #include "ds-cuda-private.h"
 #include "ds-device-memory-resource.h"
 #include "ds-error.h"
+#include "ds-fence-private.h"
 #include "ds-host-memory-resource.h"
 #include "ds-managed-memory-resource.h"
 #include "ds-memory-resource-private.h"
@@ -314,6 +315,69 @@ ds_memory_resource_set_default (DsMemoryKind      kind,
     }
   g_atomic_int_inc (&registry_epoch);
   g_mutex_unlock (&registry_lock);
+}
+
+/**
+ * ds_memory_resource_forget_context: (skip)
+ * @context: (nullable): a `CUcontext` that is about to be destroyed, such
+ *   as a `GstCudaContext`'s
+ *
+ * Lets go of everything ds keeps for a CUDA driver context that is about
+ * to be destroyed: the default resources of every kind made for it leave
+ * the registry (a later request in a context at the same address makes
+ * new ones) after giving back the memory they cached, waiting for the work
+ * queued on it; the fences of the context's streams are marked complete
+ * and their CUDA events destroyed.
+ *
+ * Call it while the context still exists, when nothing of it is in use any
+ * more (no scratchpad, block or resource of it alive elsewhere), e.g. in
+ * the dispose of the object that owns the context, as libds-gst does for
+ * a `GstCudaContext`. Without it, ds would later destroy those events in
+ * whatever context then has the address of this one. `NULL` (the primary
+ * contexts, which live as long as the process) does nothing.
+ */
+void
+ds_memory_resource_forget_context (gpointer context)
+{
+  GPtrArray *forgotten;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  if (context == NULL)
+    return;
+
+  forgotten = g_ptr_array_new_with_free_func (registry_entry_free);
+  g_mutex_lock (&registry_lock);
+  if (registry != NULL)
+    {
+      g_hash_table_iter_init (&iter, registry);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        if (((RegistryKey *) key)->context == context)
+          {
+            g_ptr_array_add (forgotten, value);
+            g_hash_table_iter_steal (&iter);
+            g_free (key);
+          }
+      g_atomic_int_inc (&registry_epoch);
+    }
+  g_mutex_unlock (&registry_lock);
+
+  /* Pools ds made are bound to the context: they enter it to give their
+   * memory back. A resource set by the caller is the caller's to clean. */
+  for (guint i = 0; i < forgotten->len; i++)
+    {
+      RegistryEntry *entry = forgotten->pdata[i];
+
+      if (entry->self_scoped)
+        ds_pool_resource_drain (DS_POOL_RESOURCE (entry->resource));
+      /* Scratchpads borrow defaults: keep the object, empty. */
+      g_mutex_lock (&registry_lock);
+      g_ptr_array_add (graveyard, g_object_ref (entry->resource));
+      g_mutex_unlock (&registry_lock);
+    }
+  g_ptr_array_free (forgotten, TRUE);
+
+  ds_stream_state_forget_context (context);
 }
 
 typedef struct

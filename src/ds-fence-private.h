@@ -156,6 +156,12 @@ gboolean       ds_stream_state_make_wait    (DsStreamState       *self,
                                              const DsAccessOrder *order,
                                              DsFenceCounters     *counters);
 
+/* For a driver context about to be destroyed: waits for the work behind
+ * the fences of its streams, destroys their events (with @context
+ * current), marks every release on them complete, and drops them from the
+ * registry, so that nothing ds keeps refers to the context afterwards. */
+void           ds_stream_state_forget_context (gpointer           context);
+
 /* The number of stream states alive (one per stream that had blocks given
  * back in its order and not reused yet); drops those nobody uses. */
 guint          ds_stream_state_count        (void);

@@ -215,6 +215,63 @@ ds_stream_state_count (void)
   return n;
 }
 
+void
+ds_stream_state_forget_context (gpointer context)
+{
+  GPtrArray *doomed = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer key;
+
+  if (context == NULL)
+    return;
+
+  g_mutex_lock (&streams_lock);
+  if (streams != NULL)
+    {
+      g_hash_table_iter_init (&iter, streams);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        if (((DsStreamState *) key)->context == context)
+          {
+            /* The registry's reference moves to the array. */
+            g_ptr_array_add (doomed, key);
+            g_hash_table_iter_remove (&iter);
+          }
+    }
+  g_mutex_unlock (&streams_lock);
+
+  for (guint i = 0; i < doomed->len; i++)
+    {
+      DsStreamState *ss = doomed->pdata[i];
+      DsCudaScope scope;
+
+      g_mutex_lock (&ss->lock);
+      if ((ss->n_fences > 0 || ss->n_spares > 0) &&
+          ds_cuda_scope_enter (&scope, ss->device, ss->context, NULL))
+        {
+          for (guint f = 0; f < ss->n_fences; f++)
+            {
+              (void) ds_cuda_event_synchronize (fence_at (ss, f)->event, NULL);
+              ds_cuda_event_free (fence_at (ss, f)->event);
+            }
+          for (guint f = 0; f < ss->n_spares; f++)
+            ds_cuda_event_free (ss->spares[f]);
+          ds_cuda_scope_leave (&scope);
+        }
+      ss->n_fences = 0;
+      ss->n_spares = 0;
+      /* Its streams are about to go with the context: whatever was queued
+       * on them is done (the caller has synchronized the context), and no
+       * CUDA call may use them again. */
+      __atomic_store_n (&ss->completed, G_MAXUINT64 - 1, __ATOMIC_RELEASE);
+      __atomic_store_n (&ss->fenced, G_MAXUINT64 - 1, __ATOMIC_RELEASE);
+      ss->context = NULL;
+      ss->device = -1;
+      g_mutex_unlock (&ss->lock);
+      ds_stream_state_unref (ss);
+    }
+  g_ptr_array_free (doomed, TRUE);
+}
+
 typedef struct
 {
   DsStreamState *entries[N_TLS_STREAMS];

@@ -101,5 +101,7 @@ DS_AVAILABLE_IN_ALL
 void              ds_memory_resource_set_default        (DsMemoryKind         kind,
                                                          gint                 device,
                                                          DsMemoryResource    *resource);
+DS_AVAILABLE_IN_ALL
+void              ds_memory_resource_forget_context     (gpointer             context);
 
 G_END_DECLS

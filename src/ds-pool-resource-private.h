@@ -106,6 +106,10 @@ void     ds_pool_give_back      (DsPoolResource      *self,
 
 /* The default registry ---------------------------------------------------------- */
 
+/* Gives every cached block back upstream, waiting for the stream work that
+ * may still use them; for a pool whose context is about to go. */
+void              ds_pool_resource_drain          (DsPoolResource   *self);
+
 /* A pool over @upstream whose upstream calls, from any thread, run on
  * @device (>= 0) in the driver context @context (NULL: the device's
  * primary context); both are ignored for host memory. */

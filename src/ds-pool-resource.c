@@ -682,6 +682,14 @@ ds_pool_resource_get_stats (DsPoolResource *self,
   stats->peak_bytes_in_use = (guint64) __atomic_load_n (&self->peak, __ATOMIC_RELAXED);
 }
 
+void
+ds_pool_resource_drain (DsPoolResource *self)
+{
+  g_mutex_lock (&self->grow_lock);
+  ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_ALL);
+  g_mutex_unlock (&self->grow_lock);
+}
+
 /**
  * ds_pool_resource_trim:
  * @self: a #DsPoolResource

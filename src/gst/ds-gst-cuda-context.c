@@ -116,6 +116,11 @@ context_disposed_cb (gpointer  data,
                  cd->context);
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     g_clear_object (&cd->resources[kind]);
+  /* The fences of the context's streams (and any default resource made
+   * for it) go now, while the context exists: later, another context may
+   * have its address. */
+  if (pushed)
+    ds_memory_resource_forget_context (gst_cuda_context_get_handle (cd->context));
   if (pushed)
     gst_cuda_context_pop (NULL);
 

@@ -356,6 +356,62 @@ test_wrong_stream (void)
   gst_object_unref (ctx);
 }
 
+static void
+count_warning (const gchar    *log_domain,
+               GLogLevelFlags  log_level,
+               const gchar    *message,
+               gpointer        user_data)
+{
+  g_test_message ("warning: %s", message);
+  (*(guint *) user_data)++;
+}
+
+static void
+test_restart (void)
+{
+  g_autoptr(GError) error = NULL;
+  guint n_warnings = 0, handler;
+
+  g_test_summary ("Pipelines that restart: contexts made and destroyed one after another "
+                  "(often at the same address), each with a stream that had scratch given "
+                  "back in its order; ds forgets each context in its dispose, so the fences "
+                  "and events it kept never outlive it (70 rounds: past the point where "
+                  "unused stream states are reaped)");
+  DS_GST_TEST_REQUIRE_CUDA ();
+
+  handler = g_log_set_handler ("Ds", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_CRITICAL, count_warning, &n_warnings);
+  for (guint round = 0; round < 70; round++)
+    {
+      GstCudaContext *ctx = gst_cuda_context_new (0);
+      cudaStream_t stream = stream_in (ctx);
+      DsScratchpad *sp = ds_gst_cuda_context_new_scratchpad (ctx, stream, &error);
+      guint8 *pinned;
+      gpointer device;
+
+      g_assert_no_error (error);
+      for (guint unit = 0; unit < 3; unit++)
+        {
+          pinned = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_PINNED, 4096, 0, &error);
+          g_assert_no_error (error);
+          device = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, 4096, 0, &error);
+          g_assert_no_error (error);
+          memset (pinned, (int) round, 4096);
+          g_assert_true (gst_cuda_context_push (ctx));
+          g_assert_cmpint (cudaMemcpyAsync (device, pinned, 4096, cudaMemcpyHostToDevice, stream), ==, cudaSuccess);
+          g_assert_true (gst_cuda_context_pop (NULL));
+          ds_scratchpad_release (sp);
+        }
+      g_assert_finalize_object (sp);
+      g_assert_true (gst_cuda_context_push (ctx));
+      g_assert_cmpint (cudaStreamSynchronize (stream), ==, cudaSuccess);
+      g_assert_true (gst_cuda_context_pop (NULL));
+      stream_destroy (ctx, stream);
+      gst_object_unref (ctx);
+    }
+  g_log_remove_handler ("Ds", handler);
+  g_assert_cmpuint (n_warnings, ==, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -370,6 +426,7 @@ main (int    argc,
   ds_gst_test_add_func ("/DsGst/CudaContext/gpu/reuse-steady", test_reuse_steady);
   ds_gst_test_add_func ("/DsGst/CudaContext/gpu/pools-go-with-context", test_pools_go_with_context);
   ds_gst_test_add_func ("/DsGst/CudaContext/gpu/wrong-stream", test_wrong_stream);
+  ds_gst_test_add_func ("/DsGst/CudaContext/gpu/restart", test_restart);
 
   status = g_test_run ();
   gst_deinit ();
