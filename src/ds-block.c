@@ -6,7 +6,7 @@
 
 #include "config.h"
 
-#include "ds-block-private.h"
+#include "ds-block.h"
 #include "ds-access-order-private.h"
 #include "ds-error.h"
 #include "ds-scratchpad-private.h"
@@ -43,37 +43,6 @@ struct _DsBlock
   guint64          generation;
   gboolean         export;      /* counted in the scratchpad's exports */
 };
-
-/* Exports alive in the process: while 0, ds_scratchpad_release () pays one
- * atomic load for them. Per scratchpad, the count is qdata, changed under
- * exports_lock. */
-gint ds_block_n_exports;
-static GMutex exports_lock;
-
-static GQuark
-exports_quark (void)
-{
-  static gsize quark;
-
-  if (g_once_init_enter (&quark))
-    g_once_init_leave (&quark, g_quark_from_static_string ("ds-block-exports"));
-  return (GQuark) quark;
-}
-
-static void
-exports_add (DsScratchpad *scratchpad,
-             gint          delta)
-{
-  GObject *object = G_OBJECT (scratchpad);
-  guint n;
-
-  g_mutex_lock (&exports_lock);
-  n = GPOINTER_TO_UINT (g_object_get_qdata (object, exports_quark ()));
-  n = (guint) ((gint) n + delta);
-  g_object_set_qdata (object, exports_quark (), n != 0 ? GUINT_TO_POINTER (n) : NULL);
-  g_atomic_int_add (&ds_block_n_exports, delta);
-  g_mutex_unlock (&exports_lock);
-}
 
 static DsBlock *
 block_new (DsScratchpad *scratchpad,
@@ -161,7 +130,7 @@ ds_block_unref (DsBlock *self)
   if (g_atomic_ref_count_dec (&self->ref_count))
     {
       if (self->export)
-        exports_add (self->scratchpad, -1);
+        ds_scratchpad_add_exports (self->scratchpad, -1);
       g_object_unref (self->scratchpad);
       g_free (self);
     }
@@ -531,7 +500,7 @@ ds_block_export (DsBlock  *self,
 
   export = block_new (self->scratchpad, self->ptr, self->size, self->kind);
   export->export = TRUE;
-  exports_add (self->scratchpad, 1);
+  ds_scratchpad_add_exports (self->scratchpad, 1);
 
   return export;
 }
@@ -550,41 +519,6 @@ ds_block_is_export (DsBlock *self)
   g_return_val_if_fail (self != NULL, FALSE);
 
   return self->export;
-}
-
-/**
- * ds_scratchpad_get_n_exports:
- * @self: a #DsScratchpad
- *
- * The number of exports ([method@Ds.Block.export]) of @self's blocks that
- * are alive. While it is not 0, [method@Ds.Scratchpad.release] refuses to
- * give the memory back.
- *
- * Returns: the number of exports alive
- */
-guint
-ds_scratchpad_get_n_exports (DsScratchpad *self)
-{
-  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
-
-  if (g_atomic_int_get (&ds_block_n_exports) == 0)
-    return 0;
-  return GPOINTER_TO_UINT (g_object_get_qdata (G_OBJECT (self), exports_quark ()));
-}
-
-gboolean
-ds_block_release_is_blocked_slow (DsScratchpad *self)
-{
-  guint n = ds_scratchpad_get_n_exports (self);
-
-  if (n == 0)
-    return FALSE;
-
-  g_critical ("ds_scratchpad_release: %u export(s) of the scratchpad's blocks "
-              "are alive (NumPy arrays, memoryviews, DLPack capsules, CUDA "
-              "array interface consumers); the memory is not given back while "
-              "they may use it", n);
-  return TRUE;
 }
 
 /* --- Uploads that return blocks ------------------------------------------ */

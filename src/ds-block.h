@@ -66,8 +66,6 @@ DsBlock      *ds_block_export            (DsBlock      *self,
                                           GError      **error) G_GNUC_WARN_UNUSED_RESULT;
 DS_AVAILABLE_IN_ALL
 gboolean      ds_block_is_export         (DsBlock      *self);
-DS_AVAILABLE_IN_ALL
-guint         ds_scratchpad_get_n_exports (DsScratchpad *self);
 
 /* Bindable twins of the scratchpad's upload helpers (DALI's ToGPU and
  * ToContiguousGPU), returning blocks. */

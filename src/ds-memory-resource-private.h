@@ -15,10 +15,6 @@ G_BEGIN_DECLS
  * and a size: the alignment must be a power of two and size + alignment
  * must not overflow. Sets DS_ERROR_INVALID_ARGUMENT otherwise. Inline:
  * every allocation that takes a block runs it. */
-gboolean ds_memory_size_alignment_error (gsize    size,
-                                         gsize    alignment,
-                                         GError **error);
-
 static inline gboolean
 ds_memory_check_size_alignment (gsize    size,
                                 gsize   *alignment,
@@ -27,8 +23,19 @@ ds_memory_check_size_alignment (gsize    size,
 {
   gsize a = *alignment != 0 ? *alignment : default_alignment;
 
-  if (G_UNLIKELY ((a & (a - 1)) != 0 || size > G_MAXSIZE - a))
-    return ds_memory_size_alignment_error (size, a, error);
+  if (G_UNLIKELY ((a & (a - 1)) != 0))
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                   "Alignment %" G_GSIZE_FORMAT " is not a power of two", a);
+      return FALSE;
+    }
+  if (G_UNLIKELY (size > G_MAXSIZE - a))
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                   "Size %" G_GSIZE_FORMAT " with alignment %" G_GSIZE_FORMAT
+                   " overflows", size, a);
+      return FALSE;
+    }
 
   *alignment = a;
   return TRUE;

@@ -39,21 +39,6 @@ ds_memory_resource_default_init (DsMemoryResourceInterface *iface)
 {
 }
 
-gboolean
-ds_memory_size_alignment_error (gsize    size,
-                                gsize    alignment,
-                                GError **error)
-{
-  if ((alignment & (alignment - 1)) != 0)
-    g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
-                 "Alignment %" G_GSIZE_FORMAT " is not a power of two", alignment);
-  else
-    g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
-                 "Size %" G_GSIZE_FORMAT " with alignment %" G_GSIZE_FORMAT
-                 " overflows", size, alignment);
-  return FALSE;
-}
-
 /**
  * ds_memory_resource_get_kind: (virtual get_kind)
  * @self: a #DsMemoryResource

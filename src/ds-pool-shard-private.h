@@ -115,7 +115,7 @@ typedef struct
   guint64          n_cached;                       /* atomic reads */
   guint64          bytes_cached;
   gint64           demand;                         /* may go below 0 (atomic reads) */
-  gint64           demand_mark;                    /* see ds_pool_observe_demand () */
+  gint64           demand_mark;                    /* see ds-pool-growth.c */
   guint64          pending;                        /* of the demand: cached blocks' */
   guint64          hits;
   guint64          misses;

@@ -43,6 +43,10 @@ struct _DsScratchpad
   DsAccessOrder       managed_dealloc_order;
 
   guint64             generation;
+
+  /* Exports of its blocks alive (ds_block_export ()): while any is, the
+   * memory is not given back (atomic: views die on any thread). */
+  gint                n_exports;
 };
 
 G_STATIC_ASSERT (G_STRUCT_OFFSET (DsScratchpad, windows) ==
@@ -73,6 +77,14 @@ ds_scratchpad_dealloc_order (DsScratchpad *self,
     }
 }
 
+
+/* Counts exports of the scratchpad's blocks (DsBlock). */
+static inline void
+ds_scratchpad_add_exports (DsScratchpad *self,
+                           gint          delta)
+{
+  g_atomic_int_add (&self->n_exports, delta);
+}
 
 /* Settings (ds-scratchpad-settings.c): each returns whether it changed. */
 gboolean ds_scratchpad_set_order          (DsAccessOrder       *dest,

@@ -9,7 +9,6 @@
 #include "ds-scratchpad-private.h"
 #include "ds-access-order-private.h"
 #include "ds-arena-private.h"
-#include "ds-block-private.h"
 #include "ds-default-resources-private.h"
 #include "ds-error.h"
 #include "ds-memory-resource-private.h"
@@ -327,9 +326,15 @@ ds_scratchpad_release (DsScratchpad *self)
   g_return_if_fail (DS_IS_SCRATCHPAD (self));
 
   /* Bindings: memory that an export (a NumPy array, a DLPack capsule) may
-   * still use is not given back; see ds_block_export () in ds-block.c. */
-  if (ds_block_release_is_blocked (self))
-    return;
+   * still use is not given back; see ds_block_export (). */
+  if (G_UNLIKELY (g_atomic_int_get (&self->n_exports) != 0))
+    {
+      g_critical ("ds_scratchpad_release: %d export(s) of the scratchpad's blocks "
+                  "are alive (NumPy arrays, memoryviews, DLPack capsules, CUDA "
+                  "array interface consumers); the memory is not given back while "
+                  "they may use it", g_atomic_int_get (&self->n_exports));
+      return;
+    }
 
   /* Blocks of GPU kinds from an upstream that does not enter its own
    * device and context are given back in those of the device order,
@@ -515,6 +520,24 @@ ds_scratchpad_get_n_allocations (DsScratchpad *self,
   g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), 0);
 
   return ds_arena_get_n_allocations (&self->arenas[kind]);
+}
+
+/**
+ * ds_scratchpad_get_n_exports:
+ * @self: a #DsScratchpad
+ *
+ * The number of exports ([method@Ds.Block.export]) of @self's blocks that
+ * are alive. While it is not 0, [method@Ds.Scratchpad.release] refuses to
+ * give the memory back.
+ *
+ * Returns: the number of exports alive
+ */
+guint
+ds_scratchpad_get_n_exports (DsScratchpad *self)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
+
+  return (guint) g_atomic_int_get (&self->n_exports);
 }
 
 guint64

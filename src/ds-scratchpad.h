@@ -105,6 +105,8 @@ guint                ds_scratchpad_get_n_blocks      (DsScratchpad         *self
 DS_AVAILABLE_IN_ALL
 guint64              ds_scratchpad_get_n_allocations (DsScratchpad         *self,
                                                       DsMemoryKind          kind);
+DS_AVAILABLE_IN_ALL
+guint                ds_scratchpad_get_n_exports     (DsScratchpad         *self);
 
 /**
  * DS_ALIGNOF:
