@@ -156,10 +156,16 @@ gboolean       ds_stream_state_make_wait    (DsStreamState       *self,
                                              const DsAccessOrder *order,
                                              DsFenceCounters     *counters);
 
-/* For a driver context about to be destroyed: waits for the work behind
- * the fences of its streams, destroys their events (with @context
- * current), marks every release on them complete, and drops them from the
- * registry, so that nothing ds keeps refers to the context afterwards. */
+/* Destroys the events of @self's fences (after waiting for them, with
+ * @wait), in its context; its fences are gone afterwards. Called with the
+ * lock held, or when nobody else can use @self. */
+void           ds_stream_state_clear_fences (DsStreamState       *self,
+                                             gboolean             wait);
+
+/* For a driver context about to be destroyed: synchronizes it (all work
+ * queued in it finishes), destroys the events of its streams' fences,
+ * marks every release on them complete, and drops them from the registry,
+ * so that nothing ds keeps refers to the context afterwards. */
 void           ds_stream_state_forget_context (gpointer           context);
 
 /* The number of stream states alive (one per stream that had blocks given
