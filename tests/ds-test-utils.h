@@ -92,6 +92,36 @@ gboolean     ds_test_ranges_overlap          (gconstpointer a,
 #define ds_test_assert_aligned(ptr, alignment) \
   g_assert_cmpuint (((guintptr) (ptr)) % (alignment), ==, 0)
 
+/* Fills [p, p + size) with a pattern made from @seed. */
+void         ds_test_fill_pattern            (guint8       *p,
+                                              gsize         size,
+                                              guint         seed);
+/* Checks the pattern; g_error () at the first byte that differs. */
+void         ds_test_check_pattern           (const guint8 *p,
+                                              gsize         size,
+                                              guint         seed);
+
+/* An allocation, for ds_test_assert_disjoint (). */
+typedef struct
+{
+  guintptr start;
+  gsize    size;
+} DsTestRange;
+
+/* Sorts @ranges (a GArray of DsTestRange) by start and asserts that no two
+ * of them overlap. */
+void         ds_test_assert_disjoint         (GArray       *ranges);
+
+/* A "notify" handler that counts the notifications in the guint that
+ * @user_data points to. */
+void         ds_test_count_notify            (GObject      *object,
+                                              GParamSpec   *pspec,
+                                              gpointer      user_data);
+
+/* A new raw (unpooled) resource of @kind: host, pinned, or device and
+ * managed on the current device. */
+DsMemoryResource *ds_test_raw_resource_new   (DsMemoryKind  kind);
+
 /* Polls @cond (an expression) every millisecond for at most @timeout_ms;
  * evaluates to its last value. */
 #define ds_test_wait_until(cond, timeout_ms) \
