@@ -238,7 +238,6 @@ test_gpu_sync_upstream_release (void)
   sync_upstream_waits (TRUE);
 }
 
-
 static void
 test_gpu_pinned_in_flight (void)
 {
