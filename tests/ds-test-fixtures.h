@@ -106,6 +106,14 @@ void      ds_test_pool_fixture_teardown       (DsTestPoolFixture *f,
   g_test_add ((path), DsTestPoolFixture, DS_TEST_FIXTURE_DATA ((kind), (flags)), \
               ds_test_pool_fixture_setup, (func), ds_test_pool_fixture_teardown)
 
+/* The same for a case that needs a CUDA device (see ds_test_add_gpu_func). */
+#if HAVE_CUDA
+# define ds_test_add_gpu_pool(path, kind, flags, func) \
+  ds_test_add_pool ((path), (kind), (flags), (func))
+#else
+# define ds_test_add_gpu_pool(path, kind, flags, func) ds_test_add_gpu_func ((path), (func))
+#endif
+
 DsPoolStats ds_test_pool_stats                (DsMemoryResource *pool);
 /* The pool's CUDA calls, as its statistics count them. */
 guint64   ds_test_pool_cuda_calls             (const DsPoolStats *s);
@@ -134,6 +142,14 @@ void      ds_test_arena_fixture_teardown      (DsTestArenaFixture *f,
 #define ds_test_add_arena(path, initial, func) \
   g_test_add ((path), DsTestArenaFixture, GSIZE_TO_POINTER (initial), \
               ds_test_arena_fixture_setup, (func), ds_test_arena_fixture_teardown)
+
+/* The same for a case that needs a CUDA device (see ds_test_add_gpu_func). */
+#if HAVE_CUDA
+# define ds_test_add_gpu_arena(path, initial, func) \
+  ds_test_add_arena ((path), (initial), (func))
+#else
+# define ds_test_add_gpu_arena(path, initial, func) ds_test_add_gpu_func ((path), (func))
+#endif
 
 /* Releases the arena the way the scratchpad does: through a release batch,
  * which a resource that is not a pool must not notice. */

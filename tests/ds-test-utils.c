@@ -62,6 +62,12 @@ ds_test_cuda_unavailable_reason (void)
   return unavailable_reason;
 }
 
+void
+ds_test_skip_no_cuda (void)
+{
+  g_test_skip (ds_test_cuda_unavailable_reason ());
+}
+
 /* Memory ------------------------------------------------------------------ */
 
 gboolean

@@ -50,6 +50,22 @@ const char  *ds_test_cuda_unavailable_reason (void);
       } \
   } G_STMT_END
 
+/* Registers a case that needs a CUDA device. Built without CUDA support,
+ * @func is not compiled: the case is registered all the same and skips,
+ * saying why. */
+#if HAVE_CUDA
+# define ds_test_add_gpu_func(path, func) g_test_add_func ((path), (func))
+# define ds_test_add_gpu_data_func(path, data, func) \
+  g_test_add_data_func ((path), (data), (func))
+#else
+# define ds_test_add_gpu_func(path, func) g_test_add_func ((path), ds_test_skip_no_cuda)
+# define ds_test_add_gpu_data_func(path, data, func) \
+  g_test_add_func ((path), ds_test_skip_no_cuda)
+#endif
+
+/* What those cases run without CUDA support. */
+void         ds_test_skip_no_cuda            (void);
+
 /* The error GPU kinds fail with on a machine without a usable device. */
 #if HAVE_CUDA
 # define DS_TEST_NO_DEVICE_ERROR DS_ERROR_NO_DEVICE

@@ -229,7 +229,7 @@ test_gpu_wait_equal (void)
   ds_test_stream_free (a);
 }
 
-#endif
+#endif /* HAVE_CUDA */
 
 int
 main (int    argc,
@@ -237,14 +237,12 @@ main (int    argc,
 {
   ds_test_init (&argc, &argv);
 
-#if HAVE_CUDA
-  g_test_add_func ("/Ds/AccessOrder/gpu/stream", test_gpu_stream_order);
-  g_test_add_func ("/Ds/AccessOrder/gpu/stream-reuse", test_gpu_stream_reuse);
-  g_test_add_func ("/Ds/AccessOrder/gpu/wait-device-device", test_gpu_wait_device_device);
-  g_test_add_func ("/Ds/AccessOrder/gpu/wait-default-stream", test_gpu_wait_default_stream);
-  g_test_add_func ("/Ds/AccessOrder/gpu/wait-host-device", test_gpu_wait_host_device);
-  g_test_add_func ("/Ds/AccessOrder/gpu/wait-equal", test_gpu_wait_equal);
-#endif
+  ds_test_add_gpu_func ("/Ds/AccessOrder/gpu/stream", test_gpu_stream_order);
+  ds_test_add_gpu_func ("/Ds/AccessOrder/gpu/stream-reuse", test_gpu_stream_reuse);
+  ds_test_add_gpu_func ("/Ds/AccessOrder/gpu/wait-device-device", test_gpu_wait_device_device);
+  ds_test_add_gpu_func ("/Ds/AccessOrder/gpu/wait-default-stream", test_gpu_wait_default_stream);
+  ds_test_add_gpu_func ("/Ds/AccessOrder/gpu/wait-host-device", test_gpu_wait_host_device);
+  ds_test_add_gpu_func ("/Ds/AccessOrder/gpu/wait-equal", test_gpu_wait_equal);
 
   return g_test_run ();
 }

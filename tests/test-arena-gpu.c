@@ -56,7 +56,7 @@ test_gpu_sync_upstream_waits (Fixture       *f,
   ds_test_resource_assert_clean (f->sync);
   ds_test_stream_free (s);
 }
-#endif
+#endif /* HAVE_CUDA */
 
 int
 main (int    argc,
@@ -64,9 +64,7 @@ main (int    argc,
 {
   ds_test_init (&argc, &argv);
 
-#if HAVE_CUDA
-  ds_test_add_arena ("/Ds/Arena/gpu/device-sync-upstream-waits", 0, test_gpu_sync_upstream_waits);
-#endif
+  ds_test_add_gpu_arena ("/Ds/Arena/gpu/device-sync-upstream-waits", 0, test_gpu_sync_upstream_waits);
 
   return g_test_run ();
 }

@@ -141,7 +141,7 @@ test_gpu_to_device_block (void)
   g_assert_finalize_object (sp);
 }
 
-#endif
+#endif /* HAVE_CUDA */
 
 int
 main (int    argc,
@@ -149,11 +149,9 @@ main (int    argc,
 {
   ds_test_init (&argc, &argv);
 
-#if HAVE_CUDA
-  g_test_add_func ("/Ds/Block/gpu/to-device-block", test_gpu_to_device_block);
-  g_test_add_func ("/Ds/Block/gpu/device", test_gpu_device_block);
-  g_test_add_func ("/Ds/Block/gpu/pinned-read-waits", test_gpu_pinned_read_waits);
-#endif
+  ds_test_add_gpu_func ("/Ds/Block/gpu/to-device-block", test_gpu_to_device_block);
+  ds_test_add_gpu_func ("/Ds/Block/gpu/device", test_gpu_device_block);
+  ds_test_add_gpu_func ("/Ds/Block/gpu/pinned-read-waits", test_gpu_pinned_read_waits);
 
   return g_test_run ();
 }

@@ -72,7 +72,7 @@ test_gpu_run (void)
   ds_test_stream_free (data.stream);
 }
 
-#endif
+#endif /* HAVE_CUDA */
 
 int
 main (int    argc,
@@ -80,9 +80,7 @@ main (int    argc,
 {
   ds_test_init (&argc, &argv);
 
-#if HAVE_CUDA
-  g_test_add_func ("/Ds/KernelContext/gpu/run", test_gpu_run);
-#endif
+  ds_test_add_gpu_func ("/Ds/KernelContext/gpu/run", test_gpu_run);
 
   return g_test_run ();
 }

@@ -134,7 +134,7 @@ test_gpu_sync_resource_waits (void)
   ds_test_stream_free (s);
 }
 
-#endif
+#endif /* HAVE_CUDA */
 
 int
 main (int    argc,
@@ -142,11 +142,9 @@ main (int    argc,
 {
   ds_test_init (&argc, &argv);
 
-#if HAVE_CUDA
-  g_test_add_func ("/Ds/MemoryResource/gpu/raw", test_gpu_raw);
-  g_test_add_func ("/Ds/MemoryResource/gpu/defaults", test_gpu_defaults);
-  g_test_add_func ("/Ds/MemoryResource/gpu/sync-resource-waits", test_gpu_sync_resource_waits);
-#endif
+  ds_test_add_gpu_func ("/Ds/MemoryResource/gpu/raw", test_gpu_raw);
+  ds_test_add_gpu_func ("/Ds/MemoryResource/gpu/defaults", test_gpu_defaults);
+  ds_test_add_gpu_func ("/Ds/MemoryResource/gpu/sync-resource-waits", test_gpu_sync_resource_waits);
 
   return g_test_run ();
 }

@@ -638,38 +638,33 @@ test_cuda_stream_states (Fixture       *f,
 
 #endif /* HAVE_CUDA */
 
-#if HAVE_CUDA
-# define add_cuda_test(path, func) g_test_add_func ((path), (func))
-# define add_cuda_pool_test(path, flags, func) \
-  ds_test_add_pool ((path), DS_MEMORY_KIND_DEVICE, (flags), (func))
-#else
-static void
-test_skip_no_cuda (void)
-{
-  g_test_skip ("ds was built without CUDA (-Dcuda=disabled)");
-}
-# define add_cuda_test(path, func) g_test_add_func ((path), test_skip_no_cuda)
-# define add_cuda_pool_test(path, flags, func) g_test_add_func ((path), test_skip_no_cuda)
-#endif
-
 int
 main (int    argc,
       char **argv)
 {
   ds_test_init (&argc, &argv);
 
-  add_cuda_pool_test ("/Ds/PoolResource/cuda/same-stream", DS_TEST_FIXTURE_STREAM, test_cuda_same_stream);
-  add_cuda_pool_test ("/Ds/PoolResource/cuda/lazy/same-stream", DS_TEST_FIXTURE_STREAM, test_cuda_lazy_same_stream);
-  add_cuda_test ("/Ds/PoolResource/cuda/lazy/host-reuse", test_cuda_lazy_host_reuse);
-  add_cuda_pool_test ("/Ds/PoolResource/cuda/legacy-stream", 0, test_cuda_legacy_stream);
-  add_cuda_pool_test ("/Ds/PoolResource/cuda/cross-stream/query", 0, test_cuda_cross_stream_query);
-  add_cuda_pool_test ("/Ds/PoolResource/cuda/cross-stream/wait", 0, test_cuda_cross_stream_wait);
-  add_cuda_pool_test ("/Ds/PoolResource/cuda/destroyed-stream", 0, test_cuda_destroyed_stream);
-  add_cuda_test ("/Ds/PoolResource/cuda/release-batch", test_cuda_release_batch);
-  add_cuda_pool_test ("/Ds/PoolResource/cuda/trim-pending", DS_TEST_FIXTURE_STREAM, test_cuda_trim_pending);
-  add_cuda_pool_test ("/Ds/PoolResource/cuda/finalize-pending", DS_TEST_FIXTURE_STREAM, test_cuda_finalize_pending);
-  add_cuda_pool_test ("/Ds/PoolResource/cuda/bound-reuses-pending", 0, test_cuda_bound_reuses_pending);
-  add_cuda_pool_test ("/Ds/PoolResource/cuda/stream-states", 0, test_cuda_stream_states);
+  /* On the fixture: a pool over a recording device-kind upstream, with a
+   * stream (STREAM) or without. */
+#define ADD(path, flags, func) \
+  ds_test_add_gpu_pool ("/Ds/PoolResource/cuda/" path, DS_MEMORY_KIND_DEVICE, flags, func)
+#define STREAM DS_TEST_FIXTURE_STREAM
+
+  ADD ("same-stream", STREAM, test_cuda_same_stream);
+  ADD ("lazy/same-stream", STREAM, test_cuda_lazy_same_stream);
+  ds_test_add_gpu_func ("/Ds/PoolResource/cuda/lazy/host-reuse", test_cuda_lazy_host_reuse);
+  ADD ("legacy-stream", 0, test_cuda_legacy_stream);
+  ADD ("cross-stream/query", 0, test_cuda_cross_stream_query);
+  ADD ("cross-stream/wait", 0, test_cuda_cross_stream_wait);
+  ADD ("destroyed-stream", 0, test_cuda_destroyed_stream);
+  ds_test_add_gpu_func ("/Ds/PoolResource/cuda/release-batch", test_cuda_release_batch);
+  ADD ("trim-pending", STREAM, test_cuda_trim_pending);
+  ADD ("finalize-pending", STREAM, test_cuda_finalize_pending);
+  ADD ("bound-reuses-pending", 0, test_cuda_bound_reuses_pending);
+  ADD ("stream-states", 0, test_cuda_stream_states);
+
+#undef ADD
+#undef STREAM
 
   return g_test_run ();
 }

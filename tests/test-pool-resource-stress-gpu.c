@@ -260,30 +260,18 @@ test_cuda_default_pools (void)
 
 #endif /* HAVE_CUDA */
 
-#if HAVE_CUDA
-# define add_cuda_test(path, func) g_test_add_func ((path), (func))
-# define add_cuda_data_test(path, data, func) \
-  g_test_add_data_func ((path), GINT_TO_POINTER (data), (func))
-#else
-static void
-test_skip_no_cuda (void)
-{
-  g_test_skip ("ds was built without CUDA (-Dcuda=disabled)");
-}
-# define add_cuda_test(path, func) g_test_add_func ((path), test_skip_no_cuda)
-# define add_cuda_data_test(path, data, func) g_test_add_func ((path), test_skip_no_cuda)
-#endif
-
 int
 main (int    argc,
       char **argv)
 {
   ds_test_init (&argc, &argv);
 
-  add_cuda_test ("/Ds/PoolResource/cuda/peak-bound", test_cuda_peak_bound);
-  add_cuda_data_test ("/Ds/PoolResource/cuda/stress/query", DS_FENCE_CROSS_STREAM_QUERY, test_cuda_stress);
-  add_cuda_data_test ("/Ds/PoolResource/cuda/stress/wait", DS_FENCE_CROSS_STREAM_WAIT, test_cuda_stress);
-  add_cuda_test ("/Ds/PoolResource/cuda/default-pools", test_cuda_default_pools);
+  ds_test_add_gpu_func ("/Ds/PoolResource/cuda/peak-bound", test_cuda_peak_bound);
+  ds_test_add_gpu_data_func ("/Ds/PoolResource/cuda/stress/query",
+                             GINT_TO_POINTER (DS_FENCE_CROSS_STREAM_QUERY), test_cuda_stress);
+  ds_test_add_gpu_data_func ("/Ds/PoolResource/cuda/stress/wait",
+                             GINT_TO_POINTER (DS_FENCE_CROSS_STREAM_WAIT), test_cuda_stress);
+  ds_test_add_gpu_func ("/Ds/PoolResource/cuda/default-pools", test_cuda_default_pools);
 
   return g_test_run ();
 }

@@ -570,7 +570,7 @@ test_gpu_finalize_other_context (void)
   finalize_on_thread (TRUE);
 }
 
-#endif
+#endif /* HAVE_CUDA */
 
 int
 main (int    argc,
@@ -578,18 +578,16 @@ main (int    argc,
 {
   ds_test_init (&argc, &argv);
 
-#if HAVE_CUDA
-  g_test_add_func ("/Ds/Scratchpad/gpu/default-device-order", test_gpu_default_device_order);
-  g_test_add_func ("/Ds/Scratchpad/gpu/orders-to-upstream", test_gpu_orders_to_upstream);
-  g_test_add_func ("/Ds/Scratchpad/gpu/default-dealloc-orders", test_gpu_default_dealloc_orders);
-  g_test_add_func ("/Ds/Scratchpad/gpu/sync-upstream-waits/finalize", test_gpu_sync_upstream_finalize);
-  g_test_add_func ("/Ds/Scratchpad/gpu/sync-upstream-waits/release", test_gpu_sync_upstream_release);
-  g_test_add_func ("/Ds/Scratchpad/gpu/pinned-in-flight", test_gpu_pinned_in_flight);
-  g_test_add_func ("/Ds/Scratchpad/gpu/device-cross-stream", test_gpu_device_cross_stream);
-  g_test_add_func ("/Ds/Scratchpad/gpu/managed", test_gpu_managed);
-  g_test_add_func ("/Ds/Scratchpad/gpu/finalize-other-thread", test_gpu_finalize_other_thread);
-  g_test_add_func ("/Ds/Scratchpad/gpu/finalize-other-context", test_gpu_finalize_other_context);
-#endif
+  ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/default-device-order", test_gpu_default_device_order);
+  ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/orders-to-upstream", test_gpu_orders_to_upstream);
+  ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/default-dealloc-orders", test_gpu_default_dealloc_orders);
+  ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/sync-upstream-waits/finalize", test_gpu_sync_upstream_finalize);
+  ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/sync-upstream-waits/release", test_gpu_sync_upstream_release);
+  ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/pinned-in-flight", test_gpu_pinned_in_flight);
+  ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/device-cross-stream", test_gpu_device_cross_stream);
+  ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/managed", test_gpu_managed);
+  ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/finalize-other-thread", test_gpu_finalize_other_thread);
+  ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/finalize-other-context", test_gpu_finalize_other_context);
 
   return g_test_run ();
 }

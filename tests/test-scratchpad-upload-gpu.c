@@ -166,7 +166,7 @@ test_gpu_to_device_host_order (void)
   DS_TEST_CUDA_CHECK (cudaFreeHost (out));
 }
 
-#endif
+#endif /* HAVE_CUDA */
 
 int
 main (int    argc,
@@ -174,11 +174,9 @@ main (int    argc,
 {
   ds_test_init (&argc, &argv);
 
-#if HAVE_CUDA
-  g_test_add_func ("/Ds/Scratchpad/gpu/to-device", test_gpu_to_device);
-  g_test_add_func ("/Ds/Scratchpad/gpu/to-contiguous-device", test_gpu_to_contiguous_device);
-  g_test_add_func ("/Ds/Scratchpad/gpu/to-device-host-order", test_gpu_to_device_host_order);
-#endif
+  ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/to-device", test_gpu_to_device);
+  ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/to-contiguous-device", test_gpu_to_contiguous_device);
+  ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/to-device-host-order", test_gpu_to_device_host_order);
 
   return g_test_run ();
 }
