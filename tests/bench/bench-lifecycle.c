@@ -23,8 +23,6 @@
 
 #include "ds-bench-cub.h"
 
-static gpointer volatile sink;
-
 typedef DsBenchTemp Temp;
 
 /* DALI's workload of issue 9: 16 KiB host + pinned + managed, 256 KiB device. */
@@ -72,17 +70,13 @@ temps_ds_new (gpointer data,
               guint    n)
 {
   Ctx *c = data;
-  guint i, k;
+  guint i;
 
   for (i = 0; i < n; i++)
     {
-      DsAccessOrder order;
-      DsScratchpad *sp;
+      DsScratchpad *sp = ds_bench_scratchpad_new (c->stream, c->device);
 
-      ds_access_order_init_stream (&order, c->stream, c->device);
-      sp = ds_scratchpad_new (&order);
-      for (k = 0; k < c->n_temps; k++)
-        sink = ds_scratchpad_alloc (sp, c->temps[k].kind, c->temps[k].size, 0, NULL);
+      ds_bench_alloc_temps (sp, c->temps, c->n_temps);
       g_object_unref (sp);
     }
 }
@@ -92,14 +86,13 @@ temps_ds_new_same_order (gpointer data,
                          guint    n)
 {
   Ctx *c = data;
-  guint i, k;
+  guint i;
 
   for (i = 0; i < n; i++)
     {
       DsScratchpad *sp = ds_scratchpad_new (&c->order);
 
-      for (k = 0; k < c->n_temps; k++)
-        sink = ds_scratchpad_alloc (sp, c->temps[k].kind, c->temps[k].size, 0, NULL);
+      ds_bench_alloc_temps (sp, c->temps, c->n_temps);
       g_object_unref (sp);
     }
 }
@@ -109,12 +102,11 @@ temps_ds_reused (gpointer data,
                  guint    n)
 {
   Ctx *c = data;
-  guint i, k;
+  guint i;
 
   for (i = 0; i < n; i++)
     {
-      for (k = 0; k < c->n_temps; k++)
-        sink = ds_scratchpad_alloc (c->reused, c->temps[k].kind, c->temps[k].size, 0, NULL);
+      ds_bench_alloc_temps (c->reused, c->temps, c->n_temps);
       ds_scratchpad_release (c->reused);
     }
 }
@@ -257,13 +249,9 @@ dev_ds_new (gpointer data,
 
   for (i = 0; i < n; i++)
     {
-      DsAccessOrder order;
-      DsScratchpad *sp;
-      gpointer p;
+      DsScratchpad *sp = ds_bench_scratchpad_new (c->stream, c->device);
+      gpointer p = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, c->device_size, 0, NULL);
 
-      ds_access_order_init_stream (&order, c->stream, c->device);
-      sp = ds_scratchpad_new (&order);
-      p = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, c->device_size, 0, NULL);
       CHECK (cudaMemsetAsync (p, 0, 4, c->stream));
       g_object_unref (sp);
     }
@@ -377,13 +365,9 @@ pinned_ds_new (gpointer data,
 
   for (i = 0; i < n; i++)
     {
-      DsAccessOrder order;
-      DsScratchpad *sp;
-      guint8 *p;
+      DsScratchpad *sp = ds_bench_scratchpad_new (c->stream, c->device);
+      guint8 *p = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_PINNED, c->device_size, 0, NULL);
 
-      ds_access_order_init_stream (&order, c->stream, c->device);
-      sp = ds_scratchpad_new (&order);
-      p = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_PINNED, c->device_size, 0, NULL);
       p[0] = 1;
       g_object_unref (sp);
     }
@@ -421,7 +405,7 @@ small_ds (Ctx          *c,
 
   for (j = 0; j < 3; j++)
     for (k = 0; k < plan->n[j]; k++)
-      sink = ds_scratchpad_alloc (sp, small_kinds[j], plan->sizes[j][k], 0, NULL);
+      ds_bench_sink = ds_scratchpad_alloc (sp, small_kinds[j], plan->sizes[j][k], 0, NULL);
 }
 
 /* The same through the interface, as DALI's kernels call Scratchpad. */
@@ -434,7 +418,7 @@ small_iface (Ctx               *c,
 
   for (j = 0; j < 3; j++)
     for (k = 0; k < plan->n[j]; k++)
-      sink = ds_scratchpad_iface_alloc (sp, small_kinds[j], plan->sizes[j][k], 16, NULL);
+      ds_bench_sink = ds_scratchpad_iface_alloc (sp, small_kinds[j], plan->sizes[j][k], 16, NULL);
 }
 
 static void
@@ -445,11 +429,8 @@ small_iface_new (gpointer data,
 
   for (guint i = 0; i < n; i++)
     {
-      DsAccessOrder order;
-      DsScratchpad *sp;
+      DsScratchpad *sp = ds_bench_scratchpad_new (c->stream, c->device);
 
-      ds_access_order_init_stream (&order, c->stream, c->device);
-      sp = ds_scratchpad_new (&order);
       small_iface (c, DS_SCRATCHPAD_IFACE (sp));
       g_object_unref (sp);
     }
@@ -477,11 +458,8 @@ small_ds_new (gpointer data,
 
   for (i = 0; i < n; i++)
     {
-      DsAccessOrder order;
-      DsScratchpad *sp;
+      DsScratchpad *sp = ds_bench_scratchpad_new (c->stream, c->device);
 
-      ds_access_order_init_stream (&order, c->stream, c->device);
-      sp = ds_scratchpad_new (&order);
       small_ds (c, sp);
       g_object_unref (sp);
     }
@@ -580,7 +558,7 @@ prof_order (gpointer data,
       DsAccessOrder order;
 
       ds_access_order_init_stream (&order, c->stream, c->device);
-      sink = &order;
+      ds_bench_sink = &order;
     }
 }
 
@@ -591,25 +569,12 @@ prof_order_object (gpointer data,
   Ctx *c = data;
 
   for (guint i = 0; i < n; i++)
-    {
-      DsAccessOrder order;
-
-      ds_access_order_init_stream (&order, c->stream, c->device);
-      g_object_unref (ds_scratchpad_new (&order));
-    }
+    g_object_unref (ds_bench_scratchpad_new (c->stream, c->device));
 }
 
-/* The four-kind unit, kind by kind. */
-static const Temp four_kind_by_kind[8] = {
-  { DS_MEMORY_KIND_HOST, 16 << 10 },
-  { DS_MEMORY_KIND_HOST, 48 << 10 },
-  { DS_MEMORY_KIND_PINNED, 16 << 10 },
-  { DS_MEMORY_KIND_PINNED, 48 << 10 },
-  { DS_MEMORY_KIND_DEVICE, 256 << 10 },
-  { DS_MEMORY_KIND_DEVICE, 64 << 10 },
-  { DS_MEMORY_KIND_MANAGED, 16 << 10 },
-  { DS_MEMORY_KIND_MANAGED, 4 << 10 },
-};
+/* The four-kind unit, kind by kind (host 16K+48K, pinned 16K+48K, device
+ * 256K+64K, managed 16K+4K); filled in main (). */
+static Temp four_kind_by_kind[G_N_ELEMENTS (ds_bench_four_kind)];
 
 /* The first @n_temps of the unit, kind by kind, reused scratchpad. */
 static void
@@ -619,8 +584,7 @@ prof_reused_k (Ctx   *c,
 {
   for (guint i = 0; i < n; i++)
     {
-      for (guint k = 0; k < n_temps; k++)
-        sink = ds_scratchpad_alloc (c->reused, four_kind_by_kind[k].kind, four_kind_by_kind[k].size, 0, NULL);
+      ds_bench_alloc_temps (c->reused, four_kind_by_kind, n_temps);
       ds_scratchpad_release (c->reused);
     }
 }
@@ -640,22 +604,18 @@ note_calls (DsBenchTable *table,
             Ctx          *c,
             guint         n)
 {
-  DsPoolStats before, after;
+  DsPoolStats d;
 
-  CHECK (cudaStreamSynchronize (c->stream));
-  ds_bench_default_pool_stats (&before);
-  func (c, n);
-  CHECK (cudaStreamSynchronize (c->stream));
-  ds_bench_default_pool_stats (&after);
+  ds_bench_count_pool_stats (func, sync_stream, c, n, &d);
 
-#define PER(field) ((double) (after.field - before.field) / n)
+#define PER(field) ((double) d.field / n)
   ds_bench_table_note (table,
                        "%s, per lifecycle (pool statistics, %u lifecycles): CUDA calls %.2f "
                        "[events recorded %.2f, created %.2f, queries %.2f, stream waits %.2f, "
                        "blocking waits %.2f]; upstream allocations %.3f, deallocations %.3f; "
                        "pool hits %.2f, misses %.3f",
                        what, n,
-                       (double) (ds_bench_pool_cuda_calls (&after) - ds_bench_pool_cuda_calls (&before)) / n,
+                       (double) ds_bench_pool_cuda_calls (&d) / n,
                        PER (events_recorded), PER (events_created), PER (event_queries),
                        PER (stream_waits), PER (event_waits),
                        PER (upstream_allocations), PER (upstream_deallocations),
@@ -669,16 +629,11 @@ per_lifecycle_events (Ctx         *c,
                       guint        n,
                       double      *upstream)
 {
-  DsPoolStats before, after;
+  DsPoolStats d;
 
-  CHECK (cudaStreamSynchronize (c->stream));
-  ds_bench_default_pool_stats (&before);
-  func (c, n);
-  CHECK (cudaStreamSynchronize (c->stream));
-  ds_bench_default_pool_stats (&after);
-  *upstream = (double) (after.upstream_allocations + after.upstream_deallocations -
-                        before.upstream_allocations - before.upstream_deallocations) / n;
-  return (double) (after.events_recorded - before.events_recorded) / n;
+  ds_bench_count_pool_stats (func, sync_stream, c, n, &d);
+  *upstream = (double) ds_bench_pool_upstream_calls (&d) / n;
+  return (double) d.events_recorded / n;
 }
 
 int
@@ -719,6 +674,11 @@ main (int    argc,
     c.cub = ds_bench_cub_new ();
   else
     printf ("# CUB baseline: not built (no C++ compiler or no cub/util_allocator.cuh)\n");
+
+  for (kind = 0, k = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    for (i = 0; i < G_N_ELEMENTS (ds_bench_four_kind); i++)
+      if (ds_bench_four_kind[i].kind == kind)
+        four_kind_by_kind[k++] = ds_bench_four_kind[i];
 
   c.plans = g_new0 (Plan, N_PLANS);
   for (i = 0; i < N_PLANS; i++)
