@@ -62,7 +62,13 @@ ds_test_cuda_unavailable_reason (void)
   return unavailable_reason;
 }
 
-/* Ranges ------------------------------------------------------------------ */
+void
+ds_test_skip_no_cuda (void)
+{
+  g_test_skip (ds_test_cuda_unavailable_reason ());
+}
+
+/* Memory ------------------------------------------------------------------ */
 
 gboolean
 ds_test_ranges_overlap (gconstpointer a,
@@ -76,6 +82,82 @@ ds_test_ranges_overlap (gconstpointer a,
     return FALSE;
 
   return pa < pb + b_size && pb < pa + a_size;
+}
+
+void
+ds_test_fill_pattern (guint8 *p,
+                      gsize   size,
+                      guint   seed)
+{
+  gsize i;
+
+  for (i = 0; i < size; i++)
+    p[i] = (guint8) (i * 31 + seed);
+}
+
+void
+ds_test_check_pattern (const guint8 *p,
+                       gsize         size,
+                       guint         seed)
+{
+  gsize i;
+
+  for (i = 0; i < size; i++)
+    if (p[i] != (guint8) (i * 31 + seed))
+      g_error ("byte %" G_GSIZE_FORMAT " is 0x%02x, expected 0x%02x",
+               i, p[i], (guint8) (i * 31 + seed));
+}
+
+static gint
+compare_ranges (gconstpointer a,
+                gconstpointer b)
+{
+  const DsTestRange *ra = a, *rb = b;
+
+  return ra->start < rb->start ? -1 : ra->start > rb->start ? 1 : 0;
+}
+
+void
+ds_test_assert_disjoint (GArray *ranges)
+{
+  guint i;
+
+  g_array_sort (ranges, compare_ranges);
+  for (i = 1; i < ranges->len; i++)
+    {
+      DsTestRange *prev = &g_array_index (ranges, DsTestRange, i - 1);
+      DsTestRange *cur = &g_array_index (ranges, DsTestRange, i);
+
+      g_assert_cmpuint (prev->start + prev->size, <=, cur->start);
+    }
+}
+
+/* Objects and resources --------------------------------------------------- */
+
+void
+ds_test_count_notify (GObject    *object,
+                      GParamSpec *pspec,
+                      gpointer    user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+DsMemoryResource *
+ds_test_raw_resource_new (DsMemoryKind kind)
+{
+  switch (kind)
+    {
+    case DS_MEMORY_KIND_HOST:
+      return ds_host_memory_resource_new ();
+    case DS_MEMORY_KIND_PINNED:
+      return ds_pinned_memory_resource_new ();
+    case DS_MEMORY_KIND_DEVICE:
+      return ds_device_memory_resource_new (-1);
+    case DS_MEMORY_KIND_MANAGED:
+      return ds_managed_memory_resource_new (-1);
+    default:
+      g_assert_not_reached ();
+    }
 }
 
 /* Stream handles for comparisons --------------------------------------- */

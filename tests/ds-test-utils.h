@@ -50,6 +50,22 @@ const char  *ds_test_cuda_unavailable_reason (void);
       } \
   } G_STMT_END
 
+/* Registers a case that needs a CUDA device. Built without CUDA support,
+ * @func is not compiled: the case is registered all the same and skips,
+ * saying why. */
+#if HAVE_CUDA
+# define ds_test_add_gpu_func(path, func) g_test_add_func ((path), (func))
+# define ds_test_add_gpu_data_func(path, data, func) \
+  g_test_add_data_func ((path), (data), (func))
+#else
+# define ds_test_add_gpu_func(path, func) g_test_add_func ((path), ds_test_skip_no_cuda)
+# define ds_test_add_gpu_data_func(path, data, func) \
+  g_test_add_func ((path), ds_test_skip_no_cuda)
+#endif
+
+/* What those cases run without CUDA support. */
+void         ds_test_skip_no_cuda            (void);
+
 /* The error GPU kinds fail with on a machine without a usable device. */
 #if HAVE_CUDA
 # define DS_TEST_NO_DEVICE_ERROR DS_ERROR_NO_DEVICE
@@ -91,6 +107,36 @@ gboolean     ds_test_ranges_overlap          (gconstpointer a,
 
 #define ds_test_assert_aligned(ptr, alignment) \
   g_assert_cmpuint (((guintptr) (ptr)) % (alignment), ==, 0)
+
+/* Fills [p, p + size) with a pattern made from @seed. */
+void         ds_test_fill_pattern            (guint8       *p,
+                                              gsize         size,
+                                              guint         seed);
+/* Checks the pattern; g_error () at the first byte that differs. */
+void         ds_test_check_pattern           (const guint8 *p,
+                                              gsize         size,
+                                              guint         seed);
+
+/* An allocation, for ds_test_assert_disjoint (). */
+typedef struct
+{
+  guintptr start;
+  gsize    size;
+} DsTestRange;
+
+/* Sorts @ranges (a GArray of DsTestRange) by start and asserts that no two
+ * of them overlap. */
+void         ds_test_assert_disjoint         (GArray       *ranges);
+
+/* A "notify" handler that counts the notifications in the guint that
+ * @user_data points to. */
+void         ds_test_count_notify            (GObject      *object,
+                                              GParamSpec   *pspec,
+                                              gpointer      user_data);
+
+/* A new raw (unpooled) resource of @kind: host, pinned, or device and
+ * managed on the current device. */
+DsMemoryResource *ds_test_raw_resource_new   (DsMemoryKind  kind);
 
 /* Polls @cond (an expression) every millisecond for at most @timeout_ms;
  * evaluates to its last value. */

@@ -11,76 +11,12 @@
 
 #include <string.h>
 
-#include "ds-arena-private.h"
-#include "ds-test-resource.h"
-#include "ds-test-utils.h"
+#include "ds-test-fixtures.h"
 
 #define KiB ((gsize) 1024)
 #define FAKE_STREAM (ds_test_stream_handle (0))
 
-typedef struct
-{
-  DsTestResource   *sync;
-  DsTestResource   *async;
-  DsArena           arena;
-  _DsScratchpadWindow window;     /* the arena's bump window */
-} Fixture;
-
-static void
-fixture_setup (Fixture       *f,
-               gconstpointer  user_data)
-{
-  f->sync = ds_test_resource_new (DS_MEMORY_KIND_DEVICE, FALSE);
-  f->async = ds_test_resource_new (DS_MEMORY_KIND_DEVICE, TRUE);
-  ds_arena_init (&f->arena, &f->window, user_data != NULL ? GPOINTER_TO_SIZE (user_data) : 64 * KiB);
-}
-
-static void
-fixture_teardown (Fixture       *f,
-                  gconstpointer  user_data)
-{
-  ds_arena_clear (&f->arena);
-  g_assert_finalize_object (f->sync);
-  g_assert_finalize_object (f->async);
-}
-
-/* Releases the way the scratchpad does: through a release batch, which a
- * resource that is not a pool must not notice. */
-static gboolean
-release_arena (Fixture             *f,
-               DsMemoryResource    *upstream,
-               const DsAccessOrder *order,
-               GError             **error)
-{
-  DsFenceBatch batch;
-  gboolean ok;
-
-  ds_fence_batch_init (&batch);
-  ok = ds_arena_release (&f->arena, upstream, order, &batch, error);
-  ds_fence_batch_finish (&batch);
-
-  return ok;
-}
-
-static gpointer
-grow_or_bump (Fixture          *f,
-              DsMemoryResource *upstream,
-              gsize             size,
-              gsize             alignment)
-{
-  g_autoptr(GError) error = NULL;
-  gpointer p = ds_arena_try_bump (&f->arena, size, alignment);
-
-  if (p == NULL)
-    {
-      p = ds_arena_grow (&f->arena, upstream, NULL, size, alignment, &error);
-      g_assert_no_error (error);
-    }
-  g_assert_nonnull (p);
-  ds_test_assert_aligned (p, alignment);
-
-  return p;
-}
+typedef DsTestArenaFixture Fixture;
 
 static void
 test_empty (Fixture       *f,
@@ -97,7 +33,7 @@ test_empty (Fixture       *f,
   g_assert_null (ds_arena_try_bump (&f->arena, 16, 16));
 
   /* Releasing an empty arena calls nothing. */
-  g_assert_true (release_arena (f, DS_MEMORY_RESOURCE (f->sync), NULL, NULL));
+  g_assert_true (ds_test_arena_release (f, DS_MEMORY_RESOURCE (f->sync), NULL, NULL));
   g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 0);
 }
 
@@ -134,7 +70,7 @@ test_growth (Fixture       *f,
                   "inside a block call no upstream; the old tail is "
                   "abandoned");
 
-  p = grow_or_bump (f, up, 1, 16);
+  p = ds_test_arena_grow_or_bump (f, up, 1, 16);
   g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 1);
   call = ds_test_resource_get_call (f->sync, 0);
   g_assert_cmpint (call.op, ==, DS_TEST_OP_ALLOCATE);
@@ -146,14 +82,14 @@ test_growth (Fixture       *f,
   /* Bumps inside the block: no upstream call. */
   for (i = 0; i < 100; i++)
     {
-      gpointer q = grow_or_bump (f, up, 100, 16);
+      gpointer q = ds_test_arena_grow_or_bump (f, up, 100, 16);
 
       g_assert_true (ds_test_resource_owns (f->sync, q, 100));
     }
   g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 1);
 
   /* 64 KiB no longer fits: the next block is 128 KiB. */
-  p = grow_or_bump (f, up, 64 * KiB, 16);
+  p = ds_test_arena_grow_or_bump (f, up, 64 * KiB, 16);
   g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 2);
   call = ds_test_resource_get_call (f->sync, 1);
   g_assert_cmpuint (call.size, ==, 128 * KiB);
@@ -161,24 +97,24 @@ test_growth (Fixture       *f,
 
   /* The tail of the 64 KiB block is abandoned: small requests now come
    * from the newest block. */
-  p = grow_or_bump (f, up, 16, 16);
+  p = ds_test_arena_grow_or_bump (f, up, 16, 16);
   g_assert_true ((guintptr) p >= (guintptr) call.ptr &&
                  (guintptr) p < (guintptr) call.ptr + call.size);
 
   /* Larger than the next doubling (256 KiB): the smallest doubling that
    * fits, 512 KiB. */
-  p = grow_or_bump (f, up, 300000, 16);
+  p = ds_test_arena_grow_or_bump (f, up, 300000, 16);
   call = ds_test_resource_get_call (f->sync, 2);
   g_assert_cmpuint (call.size, ==, 512 * KiB);
   g_assert_true (p == call.ptr);
 
   /* And the one after that doubles again. */
-  p = grow_or_bump (f, up, 512 * KiB, 16);
+  p = ds_test_arena_grow_or_bump (f, up, 512 * KiB, 16);
   call = ds_test_resource_get_call (f->sync, 3);
   g_assert_cmpuint (call.size, ==, 1024 * KiB);
 
   /* An exact fit takes no bigger block than needed. */
-  p = grow_or_bump (f, up, 2048 * KiB, 16);
+  p = ds_test_arena_grow_or_bump (f, up, 2048 * KiB, 16);
   call = ds_test_resource_get_call (f->sync, 4);
   g_assert_cmpuint (call.size, ==, 2048 * KiB);
 
@@ -189,7 +125,7 @@ test_growth (Fixture       *f,
   for (i = 0; i < 5; i++)
     g_assert_cmpuint (ds_test_resource_get_call (f->sync, i).alignment, ==, DS_ARENA_BLOCK_ALIGNMENT);
 
-  g_assert_true (release_arena (f, up, NULL, NULL));
+  g_assert_true (ds_test_arena_release (f, up, NULL, NULL));
   ds_test_resource_assert_clean (f->sync);
 }
 
@@ -202,14 +138,14 @@ test_custom_initial_size (Fixture       *f,
   g_test_summary ("The first block has the arena's initial size");
 
   g_assert_cmpuint (f->arena.initial_size, ==, 1000);
-  grow_or_bump (f, up, 1, 1);
-  grow_or_bump (f, up, 1000, 1);
-  grow_or_bump (f, up, 1, 1);
+  ds_test_arena_grow_or_bump (f, up, 1, 1);
+  ds_test_arena_grow_or_bump (f, up, 1000, 1);
+  ds_test_arena_grow_or_bump (f, up, 1, 1);
   g_assert_cmpuint (ds_test_resource_get_call (f->sync, 0).size, ==, 1000);
   g_assert_cmpuint (ds_test_resource_get_call (f->sync, 1).size, ==, 2000);
   g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 2);
 
-  g_assert_true (release_arena (f, up, NULL, NULL));
+  g_assert_true (ds_test_arena_release (f, up, NULL, NULL));
   ds_test_resource_assert_clean (f->sync);
 }
 
@@ -222,14 +158,14 @@ test_stats (Fixture       *f,
   g_test_summary ("allocated counts requested bytes, n_allocations the "
                   "allocations, reserved the upstream bytes");
 
-  grow_or_bump (f, up, 10, 16);
-  grow_or_bump (f, up, 20, 64);
-  grow_or_bump (f, up, 100 * KiB, 16);
+  ds_test_arena_grow_or_bump (f, up, 10, 16);
+  ds_test_arena_grow_or_bump (f, up, 20, 64);
+  ds_test_arena_grow_or_bump (f, up, 100 * KiB, 16);
   g_assert_cmpuint (f->window._allocated, ==, 10 + 20 + 100 * KiB);
   g_assert_cmpuint (ds_arena_get_n_allocations (&f->arena), ==, 3);
   g_assert_cmpuint (f->arena.reserved, ==, (64 + 128) * KiB);
 
-  g_assert_true (release_arena (f, up, NULL, NULL));
+  g_assert_true (ds_test_arena_release (f, up, NULL, NULL));
   g_assert_cmpuint (f->window._allocated, ==, 0);
   g_assert_cmpuint (ds_arena_get_n_allocations (&f->arena), ==, 0);
   g_assert_cmpuint (f->arena.reserved, ==, 0);
@@ -251,12 +187,12 @@ test_release_newest_first (Fixture       *f,
 
   for (i = 0; i < 4; i++)
     {
-      grow_or_bump (f, up, 64 * KiB << i, 16);
+      ds_test_arena_grow_or_bump (f, up, 64 * KiB << i, 16);
       blocks[i] = ds_test_resource_get_call (f->sync, i).ptr;
     }
   g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 4);
 
-  g_assert_true (release_arena (f, up, NULL, NULL));
+  g_assert_true (ds_test_arena_release (f, up, NULL, NULL));
 
   n = ds_test_resource_get_n_calls (f->sync);
   g_assert_cmpuint (n, ==, 8);
@@ -273,7 +209,7 @@ test_release_newest_first (Fixture       *f,
   g_assert_null (ds_arena_try_bump (&f->arena, 1, 1));
 
   /* Releasing again gives nothing back twice. */
-  g_assert_true (release_arena (f, up, NULL, NULL));
+  g_assert_true (ds_test_arena_release (f, up, NULL, NULL));
   g_assert_cmpuint (ds_test_resource_get_n_calls (f->sync), ==, 8);
 }
 
@@ -295,14 +231,14 @@ test_usable_after_release (Fixture       *f,
       for (i = 0; i < 1 + cycle % 7; i++)
         {
           gsize size = 1 + g_test_rand_int_range (0, 40000);
-          gpointer p = grow_or_bump (f, up, size, 16);
+          gpointer p = ds_test_arena_grow_or_bump (f, up, size, 16);
 
           g_assert_true (ds_test_resource_owns (f->sync, p, size));
           memset (p, 0x5a, size);
         }
       g_assert_cmpuint (ds_test_resource_count_allocs (f->sync), >, n_before);
 
-      g_assert_true (release_arena (f, up, NULL, NULL));
+      g_assert_true (ds_test_arena_release (f, up, NULL, NULL));
       ds_test_resource_assert_clean (f->sync);
       g_assert_cmpuint (f->arena.next_size, ==, f->arena.initial_size);
     }
@@ -330,7 +266,7 @@ test_failure (Fixture       *f,
   g_assert_cmpuint (f->arena.reserved, ==, 0);
   g_assert_cmpuint (f->arena.next_size, ==, 64 * KiB);
 
-  p = grow_or_bump (f, up, 8, 8);
+  p = ds_test_arena_grow_or_bump (f, up, 8, 8);
   before = f->arena;
   window_before = f->window;
 
@@ -361,7 +297,7 @@ test_failure (Fixture       *f,
   q = ds_arena_try_bump (&f->arena, 8, 8);
   g_assert_true ((guint8 *) q == (guint8 *) p + 8);
 
-  g_assert_true (release_arena (f, up, NULL, NULL));
+  g_assert_true (ds_test_arena_release (f, up, NULL, NULL));
   ds_test_resource_assert_clean (f->sync);
   g_assert_cmpuint (ds_test_resource_count_deallocs (f->sync), ==, 1);
 }
@@ -378,28 +314,13 @@ test_large_alignment (Fixture       *f,
 
   for (alignment = 1; alignment <= (1 << 20); alignment <<= 1)
     {
-      gpointer p = grow_or_bump (f, up, 1000, alignment);
+      gpointer p = ds_test_arena_grow_or_bump (f, up, 1000, alignment);
 
       g_assert_true (ds_test_resource_owns (f->sync, p, 1000));
     }
 
-  g_assert_true (release_arena (f, up, NULL, NULL));
+  g_assert_true (ds_test_arena_release (f, up, NULL, NULL));
   ds_test_resource_assert_clean (f->sync);
-}
-
-typedef struct
-{
-  guintptr start;
-  gsize    size;
-} Range;
-
-static gint
-compare_ranges (gconstpointer a,
-                gconstpointer b)
-{
-  const Range *ra = a, *rb = b;
-
-  return ra->start < rb->start ? -1 : ra->start > rb->start ? 1 : 0;
 }
 
 static void
@@ -407,7 +328,7 @@ test_random (Fixture       *f,
              gconstpointer  user_data)
 {
   DsMemoryResource *up = DS_MEMORY_RESOURCE (f->sync);
-  g_autoptr(GArray) ranges = g_array_new (FALSE, FALSE, sizeof (Range));
+  g_autoptr(GArray) ranges = g_array_new (FALSE, FALSE, sizeof (DsTestRange));
   guint i;
 
   g_test_summary ("Random sizes and alignments: every pointer aligned, inside "
@@ -415,28 +336,21 @@ test_random (Fixture       *f,
 
   for (i = 0; i < 2000; i++)
     {
-      Range r;
+      DsTestRange r;
       gsize alignment = (gsize) 1 << g_test_rand_int_range (0, 13);
       gpointer p;
 
       r.size = 1 + (g_test_rand_bit () ? g_test_rand_int_range (0, 64) :
                                          g_test_rand_int_range (0, 100000));
-      p = grow_or_bump (f, up, r.size, alignment);
+      p = ds_test_arena_grow_or_bump (f, up, r.size, alignment);
       g_assert_true (ds_test_resource_owns (f->sync, p, r.size));
       r.start = (guintptr) p;
       g_array_append_val (ranges, r);
     }
 
-  g_array_sort (ranges, compare_ranges);
-  for (i = 1; i < ranges->len; i++)
-    {
-      Range *prev = &g_array_index (ranges, Range, i - 1);
-      Range *cur = &g_array_index (ranges, Range, i);
+  ds_test_assert_disjoint (ranges);
 
-      g_assert_cmpuint (prev->start + prev->size, <=, cur->start);
-    }
-
-  g_assert_true (release_arena (f, up, NULL, NULL));
+  g_assert_true (ds_test_arena_release (f, up, NULL, NULL));
   ds_test_resource_assert_clean (f->sync);
 }
 
@@ -468,7 +382,7 @@ test_device_order_stream_ordered (Fixture       *f,
     }
 
   ds_test_cuda_spy_reset ();
-  g_assert_true (release_arena (f, up, order, &error));
+  g_assert_true (ds_test_arena_release (f, up, order, &error));
   g_assert_no_error (error);
   ds_test_assert_no_cuda_calls ();
 
@@ -499,12 +413,12 @@ test_host_order_plain_deallocate (Fixture       *f,
   g_test_summary ("In host order (NULL or a host DsAccessOrder), even a "
                   "stream-ordered upstream gets plain allocate/deallocate");
 
-  grow_or_bump (f, up, 100, 16);
-  g_assert_true (release_arena (f, up, NULL, &error));
+  ds_test_arena_grow_or_bump (f, up, 100, 16);
+  g_assert_true (ds_test_arena_release (f, up, NULL, &error));
   g_assert_no_error (error);
 
   g_assert_nonnull (ds_arena_grow (&f->arena, up, NULL, 100, 16, &error));
-  g_assert_true (release_arena (f, up, host, &error));
+  g_assert_true (ds_test_arena_release (f, up, host, &error));
   g_assert_no_error (error);
 
   g_assert_cmpuint (ds_test_resource_count (f->async, DS_TEST_OP_ALLOCATE), ==, 2);
@@ -529,10 +443,10 @@ test_device_order_sync_upstream_no_device (Fixture       *f,
                   "(leaked) rather than given back early; the arena is "
                   "empty and the error says why");
 
-  grow_or_bump (f, up, 100, 16);
-  grow_or_bump (f, up, 100 * KiB, 16);
+  ds_test_arena_grow_or_bump (f, up, 100, 16);
+  ds_test_arena_grow_or_bump (f, up, 100 * KiB, 16);
 
-  g_assert_false (release_arena (f, up, order, &error));
+  g_assert_false (ds_test_arena_release (f, up, order, &error));
   g_assert_error (error, DS_ERROR, DS_TEST_NO_DEVICE_ERROR);
   g_assert_cmpuint (ds_test_resource_count_deallocs (f->sync), ==, 0);
   g_assert_cmpuint (f->arena.n_blocks, ==, 0);
@@ -540,58 +454,13 @@ test_device_order_sync_upstream_no_device (Fixture       *f,
   g_assert_null (ds_arena_try_bump (&f->arena, 1, 1));
 }
 
-#if HAVE_CUDA
-static void
-test_gpu_sync_upstream_waits (Fixture       *f,
-                              gconstpointer  user_data)
-{
-  DsMemoryResource *up = DS_MEMORY_RESOURCE (f->sync);
-  g_autoptr(DsAccessOrder) order = NULL;
-  g_autoptr(GError) error = NULL;
-  cudaStream_t s;
-  gint slept = 0;
-  guint i, n;
-
-  DS_TEST_REQUIRE_CUDA ();
-
-  g_test_summary ("With a busy device stream and an upstream that is not "
-                  "stream-ordered, no block goes back before the stream has "
-                  "passed the release point");
-
-  s = ds_test_stream_new ();
-  order = ds_access_order_new_stream (s, -1);
-  ds_test_resource_set_probe (f->sync, &slept);
-
-  grow_or_bump (f, up, 100, 16);
-  grow_or_bump (f, up, 100 * KiB, 16);
-
-  ds_test_stream_sleep (s, 200, &slept);
-  g_assert_true (release_arena (f, up, order, &error));
-  g_assert_no_error (error);
-
-  g_assert_true (ds_test_wait_until (ds_test_resource_count_deallocs (f->sync) == 2, 5000));
-  n = ds_test_resource_get_n_calls (f->sync);
-  for (i = 0; i < n; i++)
-    {
-      DsTestCall call = ds_test_resource_get_call (f->sync, i);
-
-      if (call.op == DS_TEST_OP_DEALLOCATE)
-        g_assert_cmpint (call.probe, ==, 1);
-    }
-  ds_test_resource_assert_clean (f->sync);
-  ds_test_stream_free (s);
-}
-#endif
-
 int
 main (int    argc,
       char **argv)
 {
   ds_test_init (&argc, &argv);
 
-#define ADD(path, func, initial) \
-  g_test_add ("/Ds/Arena/" path, Fixture, GSIZE_TO_POINTER (initial), \
-              fixture_setup, func, fixture_teardown)
+#define ADD(path, func, initial) ds_test_add_arena ("/Ds/Arena/" path, initial, func)
 
   ADD ("empty", test_empty, 0);
   ADD ("next-block-size", test_next_block_size, 0);
@@ -606,9 +475,6 @@ main (int    argc,
   ADD ("order/device-stream-ordered", test_device_order_stream_ordered, 0);
   ADD ("order/host-plain", test_host_order_plain_deallocate, 0);
   ADD ("order/device-sync-upstream-no-device", test_device_order_sync_upstream_no_device, 0);
-#if HAVE_CUDA
-  ADD ("gpu/device-sync-upstream-waits", test_gpu_sync_upstream_waits, 0);
-#endif
 
 #undef ADD
 

@@ -25,8 +25,6 @@ typedef struct
   guint8            *floor_block;
 } Bump;
 
-static gpointer volatile sink;
-
 /* Keeps every run inside one block: releases (untimed) when the next batch
  * might not fit, and takes the first block again. */
 static void
@@ -39,7 +37,7 @@ bump_between (gpointer data,
   if (b->used + 65536 > PER_RELEASE)
     {
       ds_scratchpad_release (b->sp);
-      sink = ds_scratchpad_alloc (b->sp, DS_MEMORY_KIND_HOST, ALLOC_SIZE, 16, NULL);
+      ds_bench_sink = ds_scratchpad_alloc (b->sp, DS_MEMORY_KIND_HOST, ALLOC_SIZE, 16, NULL);
       b->used = 1;
       b->floor_cur = b->floor_block;
     }
@@ -54,7 +52,7 @@ run_alloc (gpointer data,
   guint i;
 
   for (i = 0; i < n; i++)
-    sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, ALLOC_SIZE, 16, NULL);
+    ds_bench_sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, ALLOC_SIZE, 16, NULL);
 }
 
 static void
@@ -66,7 +64,7 @@ run_alloc_macro (gpointer data,
   guint i;
 
   for (i = 0; i < n; i++)
-    sink = DS_SCRATCHPAD_ALLOC_HOST (sp, guint32, 4, NULL);
+    ds_bench_sink = DS_SCRATCHPAD_ALLOC_HOST (sp, guint32, 4, NULL);
 }
 
 static void
@@ -78,7 +76,7 @@ run_iface (gpointer data,
   guint i;
 
   for (i = 0; i < n; i++)
-    sink = ds_scratchpad_iface_alloc (iface, DS_MEMORY_KIND_HOST, ALLOC_SIZE, 16, NULL);
+    ds_bench_sink = ds_scratchpad_iface_alloc (iface, DS_MEMORY_KIND_HOST, ALLOC_SIZE, 16, NULL);
 }
 
 /* The floor: an inline aligned bump with no checks beyond the bound. */
@@ -97,7 +95,7 @@ run_floor (gpointer data,
       if (G_UNLIKELY (p + ALLOC_SIZE > end))
         p = b->floor_block;
       cur = p + ALLOC_SIZE;
-      sink = p;
+      ds_bench_sink = p;
     }
   b->floor_cur = cur;
 }
@@ -112,7 +110,7 @@ run_malloc (gpointer data,
     {
       void *p = malloc (ALLOC_SIZE);
 
-      sink = p;
+      ds_bench_sink = p;
       free (p);
     }
 }
@@ -133,7 +131,7 @@ main (int    argc,
   b.iface = DS_SCRATCHPAD_IFACE (b.sp);
   b.floor_block = g_malloc (BLOCK_SIZE);
   b.floor_cur = b.floor_block;
-  sink = ds_scratchpad_alloc (b.sp, DS_MEMORY_KIND_HOST, ALLOC_SIZE, 16, &error);
+  ds_bench_sink = ds_scratchpad_alloc (b.sp, DS_MEMORY_KIND_HOST, ALLOC_SIZE, 16, &error);
   g_assert_no_error (error);
   b.used = 1;
 

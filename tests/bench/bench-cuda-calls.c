@@ -18,8 +18,6 @@
 
 #define N 1000
 
-static gpointer volatile sink;
-
 typedef enum
 {
   CASE_FOUR_NEW,
@@ -60,7 +58,7 @@ one_kind (DsScratchpad *sp,
   /* The host writes what it can reach, as real code does. */
   if (kind != DS_MEMORY_KIND_DEVICE)
     p[0] = 1;
-  sink = p;
+  ds_bench_sink = p;
 }
 
 static void
@@ -126,7 +124,7 @@ run_case (Case                 which,
         case CASE_ORDER_ONLY:
         default:
           ds_access_order_init_stream (&order, stream, 0);
-          sink = &order;
+          ds_bench_sink = &order;
           break;
         }
 
@@ -179,7 +177,7 @@ main (int    argc,
           "pool-counted", "events rec.", "upstream");
   for (which = 0; which < N_CASES; which++)
     {
-      DsPoolStats before, after;
+      DsPoolStats before, d;
       guint64 driver;
       double all;
       guint count;
@@ -193,24 +191,22 @@ main (int    argc,
       run_case (which, stream, reused, &once, N);
       count = ds_test_cuda_spy_get_count ();
       driver = ds_cuda_get_n_driver_calls () - driver;
-      ds_bench_default_pool_stats (&after);
+      ds_bench_default_pool_stats_since (&before, &d);
       CHECK (cudaStreamSynchronize (stream));
 
       all = (double) (count + driver) / N;
       printf ("%-48s %9.3f %9.3f %9.3f %12.3f %12.3f %10.3f\n", case_names[which],
               (double) count / N, (double) driver / N, all,
-              (double) (ds_bench_pool_cuda_calls (&after) - ds_bench_pool_cuda_calls (&before)) / N,
-              (double) (after.events_recorded - before.events_recorded) / N,
-              (double) (after.upstream_allocations + after.upstream_deallocations -
-                        before.upstream_allocations - before.upstream_deallocations) / N);
+              (double) ds_bench_pool_cuda_calls (&d) / N,
+              (double) d.events_recorded / N,
+              (double) ds_bench_pool_upstream_calls (&d) / N);
       if (limits[which] >= 0)
         {
           g_autofree char *what = g_strdup_printf ("CUDA calls per lifecycle, %s", case_names[which]);
 
           ds_bench_print_target (what, all, "<=", limits[which], "");
         }
-      if (after.upstream_allocations + after.upstream_deallocations !=
-          before.upstream_allocations + before.upstream_deallocations)
+      if (ds_bench_pool_upstream_calls (&d) != 0)
         printf ("  MISSED: %s took memory from upstream in steady state\n", case_names[which]);
     }
   printf ("  runtime = every interposed cudaXxx call (incl. cudaGetDevice, cudaStreamGetId); "

@@ -13,29 +13,6 @@
 #include <string.h>
 
 
-static gpointer volatile sink;
-
-/* The GObject baseline: a final type with no properties. */
-#define BENCH_TYPE_PLAIN (bench_plain_get_type ())
-G_DECLARE_FINAL_TYPE (BenchPlain, bench_plain, BENCH, PLAIN, GObject)
-
-struct _BenchPlain
-{
-  GObject parent_instance;
-};
-
-G_DEFINE_FINAL_TYPE (BenchPlain, bench_plain, G_TYPE_OBJECT)
-
-static void
-bench_plain_class_init (BenchPlainClass *klass)
-{
-}
-
-static void
-bench_plain_init (BenchPlain *self)
-{
-}
-
 static void
 construct_ds (gpointer data,
               guint    n)
@@ -61,7 +38,7 @@ construct_plain (gpointer data,
                  guint    n)
 {
   for (guint i = 0; i < n; i++)
-    g_object_unref (g_object_new (BENCH_TYPE_PLAIN, NULL));
+    g_object_unref (g_object_new (DS_TYPE_BENCH_PLAIN, NULL));
 }
 
 /* The 8 host temporaries of one unit of work (each <= 256 KiB). */
@@ -98,7 +75,7 @@ unit_ds_new (gpointer data,
       DsScratchpad *sp = ds_scratchpad_new (NULL);
 
       for (k = 0; k < G_N_ELEMENTS (unit_sizes); k++)
-        sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, unit_sizes[k], 0, NULL);
+        ds_bench_sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, unit_sizes[k], 0, NULL);
       g_object_unref (sp);
     }
 }
@@ -113,7 +90,7 @@ unit_ds_reused (gpointer data,
   for (i = 0; i < n; i++)
     {
       for (k = 0; k < G_N_ELEMENTS (unit_sizes); k++)
-        sink = ds_scratchpad_alloc (h->reused, DS_MEMORY_KIND_HOST, unit_sizes[k], 0, NULL);
+        ds_bench_sink = ds_scratchpad_alloc (h->reused, DS_MEMORY_KIND_HOST, unit_sizes[k], 0, NULL);
       ds_scratchpad_release (h->reused);
     }
 }
@@ -159,7 +136,7 @@ unit_malloc (gpointer data,
     {
       for (k = 0; k < G_N_ELEMENTS (unit_sizes); k++)
         ptrs[k] = malloc (unit_sizes[k]);
-      sink = ptrs[0];
+      ds_bench_sink = ptrs[0];
       for (k = G_N_ELEMENTS (unit_sizes); k-- > 0;)
         free (ptrs[k]);
     }
@@ -254,7 +231,7 @@ small_ds_new (gpointer data,
       DsScratchpad *sp = ds_scratchpad_new (NULL);
 
       for (k = 0; k < plan->n; k++)
-        sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, plan->sizes[k], 0, NULL);
+        ds_bench_sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, plan->sizes[k], 0, NULL);
       g_object_unref (sp);
     }
 }
@@ -271,7 +248,7 @@ small_ds_reused (gpointer data,
       Plan *plan = &h->plans[h->next_plan++ % N_PLANS];
 
       for (k = 0; k < plan->n; k++)
-        sink = ds_scratchpad_alloc (h->reused, DS_MEMORY_KIND_HOST, plan->sizes[k], 0, NULL);
+        ds_bench_sink = ds_scratchpad_alloc (h->reused, DS_MEMORY_KIND_HOST, plan->sizes[k], 0, NULL);
       ds_scratchpad_release (h->reused);
     }
 }
@@ -290,7 +267,7 @@ small_malloc (gpointer data,
 
       for (k = 0; k < plan->n; k++)
         ptrs[k] = malloc (plan->sizes[k]);
-      sink = ptrs[0];
+      ds_bench_sink = ptrs[0];
       for (k = plan->n; k-- > 0;)
         free (ptrs[k]);
     }
@@ -315,65 +292,24 @@ small_pool (gpointer data,
     }
 }
 
-/* Thread scaling of host lifecycles. */
-typedef struct
+/* Thread scaling of host lifecycles (@data: use malloc), in batches of 16. */
+static guint64
+host_worker (DsBenchWorker *worker,
+             gpointer       data)
 {
-  gint    *go;
-  gint    *stop;
-  guint64  lifecycles;
-  gboolean use_malloc;
-} Worker;
+  gboolean use_malloc = GPOINTER_TO_INT (data);
+  guint64 lifecycles = 0;
 
-static gpointer
-worker_thread (gpointer user_data)
-{
-  Worker *w = user_data;
-
-  while (!g_atomic_int_get (w->go))
-    ;
-  while (!g_atomic_int_get (w->stop))
+  ds_bench_worker_wait (worker);
+  while (ds_bench_worker_running (worker))
     {
-      if (w->use_malloc)
+      if (use_malloc)
         unit_malloc (NULL, 16);
       else
         unit_ds_new (NULL, 16);
-      w->lifecycles += 16;
+      lifecycles += 16;
     }
-  return NULL;
-}
-
-static double
-run_threads (guint    n_threads,
-             gboolean use_malloc,
-             double   seconds)
-{
-  GThread *threads[16];
-  Worker workers[16];
-  gint go = 0, stop = 0;
-  guint64 total = 0;
-  gint64 t0, t1;
-  guint i;
-
-  for (i = 0; i < n_threads; i++)
-    {
-      workers[i].go = &go;
-      workers[i].stop = &stop;
-      workers[i].lifecycles = 0;
-      workers[i].use_malloc = use_malloc;
-      threads[i] = g_thread_new ("bench", worker_thread, &workers[i]);
-    }
-  t0 = ds_bench_now_ns ();
-  g_atomic_int_set (&go, 1);
-  g_usleep ((gulong) (seconds * G_USEC_PER_SEC));
-  g_atomic_int_set (&stop, 1);
-  for (i = 0; i < n_threads; i++)
-    {
-      g_thread_join (threads[i]);
-      total += workers[i].lifecycles;
-    }
-  t1 = ds_bench_now_ns ();
-
-  return total / ((t1 - t0) / 1e9);
+  return lifecycles;
 }
 
 int
@@ -383,7 +319,7 @@ main (int    argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(GRand) rand = g_rand_new_with_seed (20261129);
   Host h = { 0, };
-  DsPoolStats before, after;
+  DsPoolStats before, counted;
   guint i, k;
 
   ds_bench_init (&argc, &argv, "bench-host: host-kind lifecycles; the host pool against malloc");
@@ -406,7 +342,7 @@ main (int    argc,
                                                     "nothing allocated, against a plain GObject");
     DsBenchResult *ds, *plain;
 
-    g_type_ensure (BENCH_TYPE_PLAIN);
+    g_type_ensure (DS_TYPE_BENCH_PLAIN);
     ds = ds_bench_table_add (t, ds_bench_run ("ds_scratchpad_new (NULL) + unref", construct_ds, NULL, &h, 0, 100000, 1.0));
     ds_bench_table_add (t, ds_bench_run ("ds_scratchpad_new_full (host, ..., sizes) + unref", construct_ds_full, NULL, &h, 0, 100000, 1.0));
     plain = ds_bench_table_add (t, ds_bench_run ("baseline: g_object_new (a final type with no properties) + unref",
@@ -423,17 +359,15 @@ main (int    argc,
 
     ds_bench_default_pool_stats (&before);
     r = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad, 8 allocs, unref", unit_ds_new, NULL, &h, 0, 100000, 1.0));
-    ds_bench_default_pool_stats (&after);
+    ds_bench_default_pool_stats_since (&before, &counted);
     ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release", unit_ds_reused, NULL, &h, 0, 100000, 1.0));
     ds_bench_table_add (t, ds_bench_run ("host pool direct: 8 allocate/deallocate", unit_pool, NULL, &h, 0, 100000, 1.0));
     ds_bench_table_add (t, ds_bench_run ("malloc/free x 8", unit_malloc, NULL, &h, 0, 100000, 1.0));
     ds_bench_table_add (t, ds_bench_run ("raw host resource (posix_memalign) x 8", unit_raw, NULL, &h, 0, 100000, 1.0));
     ds_bench_table_note (t, "'new' case, from the pool statistics: %" G_GUINT64_FORMAT " upstream calls and %"
                          G_GUINT64_FORMAT " CUDA calls over %" G_GUINT64_FORMAT " lifecycles; %.2f pool hits per lifecycle",
-                         after.upstream_allocations + after.upstream_deallocations -
-                         before.upstream_allocations - before.upstream_deallocations,
-                         ds_bench_pool_cuda_calls (&after) - ds_bench_pool_cuda_calls (&before),
-                         r->total, (double) (after.cache_hits - before.cache_hits) / r->total);
+                         ds_bench_pool_upstream_calls (&counted), ds_bench_pool_cuda_calls (&counted),
+                         r->total, (double) counted.cache_hits / r->total);
     ds_bench_table_print (t);
   }
 
@@ -478,8 +412,8 @@ main (int    argc,
     printf ("%8s %16s %10s %16s %10s\n", "threads", "ds lifecycles/s", "speed-up", "malloc units/s", "speed-up");
     for (i = 0; i < G_N_ELEMENTS (counts); i++)
       {
-        double ds = run_threads (counts[i], FALSE, 0.3);
-        double m = run_threads (counts[i], TRUE, 0.3);
+        double ds = ds_bench_threads_rate (counts[i], host_worker, GINT_TO_POINTER (FALSE), 0.3, NULL);
+        double m = ds_bench_threads_rate (counts[i], host_worker, GINT_TO_POINTER (TRUE), 0.3, NULL);
 
         if (i == 0)
           {

@@ -16,16 +16,9 @@
  * MET/MISSED line uses them.
  */
 
-#include "ds-bench.h"
+#include "bench-lifecycle.h"
 
-#include <stdlib.h>
 #include <string.h>
-
-#include "ds-bench-cub.h"
-
-static gpointer volatile sink;
-
-typedef DsBenchTemp Temp;
 
 /* DALI's workload of issue 9: 16 KiB host + pinned + managed, 256 KiB device. */
 static const Temp dali4[4] = {
@@ -34,29 +27,6 @@ static const Temp dali4[4] = {
   { DS_MEMORY_KIND_MANAGED, 16 << 10 },
   { DS_MEMORY_KIND_DEVICE, 256 << 10 },
 };
-
-#define N_PLANS 256
-typedef struct
-{
-  guint n[3];               /* host, pinned, device */
-  gsize sizes[3][100];
-} Plan;
-
-typedef struct
-{
-  cudaStream_t      stream;
-  gint              device;
-  DsAccessOrder     order;      /* made once, for the cases that reuse it */
-  DsScratchpad     *reused;
-  DsMemoryResource *pools[DS_N_MEMORY_KINDS];
-  void             *cub;
-  Plan             *plans;
-  guint             next_plan;
-  const Temp       *temps;
-  guint             n_temps;
-  gsize             device_size;  /* device-only / pinned-only size */
-  gpointer          buffer;       /* for the memset floor */
-} Ctx;
 
 static void
 sync_stream (gpointer data,
@@ -72,17 +42,13 @@ temps_ds_new (gpointer data,
               guint    n)
 {
   Ctx *c = data;
-  guint i, k;
+  guint i;
 
   for (i = 0; i < n; i++)
     {
-      DsAccessOrder order;
-      DsScratchpad *sp;
+      DsScratchpad *sp = ds_bench_scratchpad_new (c->stream, c->device);
 
-      ds_access_order_init_stream (&order, c->stream, c->device);
-      sp = ds_scratchpad_new (&order);
-      for (k = 0; k < c->n_temps; k++)
-        sink = ds_scratchpad_alloc (sp, c->temps[k].kind, c->temps[k].size, 0, NULL);
+      ds_bench_alloc_temps (sp, c->temps, c->n_temps);
       g_object_unref (sp);
     }
 }
@@ -92,14 +58,13 @@ temps_ds_new_same_order (gpointer data,
                          guint    n)
 {
   Ctx *c = data;
-  guint i, k;
+  guint i;
 
   for (i = 0; i < n; i++)
     {
       DsScratchpad *sp = ds_scratchpad_new (&c->order);
 
-      for (k = 0; k < c->n_temps; k++)
-        sink = ds_scratchpad_alloc (sp, c->temps[k].kind, c->temps[k].size, 0, NULL);
+      ds_bench_alloc_temps (sp, c->temps, c->n_temps);
       g_object_unref (sp);
     }
 }
@@ -109,140 +74,12 @@ temps_ds_reused (gpointer data,
                  guint    n)
 {
   Ctx *c = data;
-  guint i, k;
+  guint i;
 
   for (i = 0; i < n; i++)
     {
-      for (k = 0; k < c->n_temps; k++)
-        sink = ds_scratchpad_alloc (c->reused, c->temps[k].kind, c->temps[k].size, 0, NULL);
+      ds_bench_alloc_temps (c->reused, c->temps, c->n_temps);
       ds_scratchpad_release (c->reused);
-    }
-}
-
-/* Each temporary through the default pool of its kind, in the same orders
- * a scratchpad uses (device memory in stream order; the others in host
- * order; all but host given back in stream order). */
-static void
-temps_pool (gpointer data,
-            guint    n)
-{
-  Ctx *c = data;
-  gpointer ptrs[8];
-  guint i, k;
-
-  for (i = 0; i < n; i++)
-    {
-      for (k = 0; k < c->n_temps; k++)
-        {
-          DsMemoryResource *pool = c->pools[c->temps[k].kind];
-
-          ptrs[k] = c->temps[k].kind == DS_MEMORY_KIND_DEVICE
-            ? ds_memory_resource_allocate_async (pool, c->temps[k].size, 0, &c->order, NULL)
-            : ds_memory_resource_allocate (pool, c->temps[k].size, 0, NULL);
-        }
-      for (k = c->n_temps; k-- > 0;)
-        {
-          DsMemoryResource *pool = c->pools[c->temps[k].kind];
-
-          if (c->temps[k].kind == DS_MEMORY_KIND_HOST)
-            ds_memory_resource_deallocate (pool, ptrs[k], c->temps[k].size, 0);
-          else
-            ds_memory_resource_deallocate_async (pool, ptrs[k], c->temps[k].size, 0, &c->order, NULL);
-        }
-    }
-}
-
-/* Baselines --------------------------------------------------------------- */
-
-/* Every temporary with cudaMallocAsync/cudaFreeAsync on the stream (the
- * default mempool, release threshold UINT64_MAX). */
-static void
-temps_async (gpointer data,
-             guint    n)
-{
-  Ctx *c = data;
-  void *ptrs[8];
-  guint i, k;
-
-  for (i = 0; i < n; i++)
-    {
-      for (k = 0; k < c->n_temps; k++)
-        CHECK (cudaMallocAsync (&ptrs[k], c->temps[k].size, c->stream));
-      for (k = c->n_temps; k-- > 0;)
-        CHECK (cudaFreeAsync (ptrs[k], c->stream));
-    }
-}
-
-static void
-temps_cub (gpointer data,
-           guint    n)
-{
-  Ctx *c = data;
-  void *ptrs[8];
-  guint i, k;
-
-  for (i = 0; i < n; i++)
-    {
-      for (k = 0; k < c->n_temps; k++)
-        if (ds_bench_cub_alloc (c->cub, &ptrs[k], c->temps[k].size, c->stream) != 0)
-          g_error ("CUB DeviceAllocate failed");
-      for (k = c->n_temps; k-- > 0;)
-        ds_bench_cub_dealloc (c->cub, ptrs[k]);
-    }
-}
-
-static void *
-raw_alloc (DsMemoryKind kind,
-           gsize        size)
-{
-  void *p = NULL;
-
-  switch (kind)
-    {
-    case DS_MEMORY_KIND_HOST:
-      p = malloc (size);
-      break;
-    case DS_MEMORY_KIND_PINNED:
-      CHECK (cudaMallocHost (&p, size));
-      break;
-    case DS_MEMORY_KIND_DEVICE:
-      CHECK (cudaMalloc (&p, size));
-      break;
-    case DS_MEMORY_KIND_MANAGED:
-    default:
-      CHECK (cudaMallocManaged (&p, size, cudaMemAttachGlobal));
-      break;
-    }
-  return p;
-}
-
-static void
-raw_free (DsMemoryKind kind,
-          void        *p)
-{
-  if (kind == DS_MEMORY_KIND_HOST)
-    free (p);
-  else if (kind == DS_MEMORY_KIND_PINNED)
-    CHECK (cudaFreeHost (p));
-  else
-    CHECK (cudaFree (p));
-}
-
-/* malloc / cudaMallocHost / cudaMalloc / cudaMallocManaged, per kind. */
-static void
-temps_raw (gpointer data,
-           guint    n)
-{
-  Ctx *c = data;
-  void *ptrs[8];
-  guint i, k;
-
-  for (i = 0; i < n; i++)
-    {
-      for (k = 0; k < c->n_temps; k++)
-        ptrs[k] = raw_alloc (c->temps[k].kind, c->temps[k].size);
-      for (k = c->n_temps; k-- > 0;)
-        raw_free (c->temps[k].kind, ptrs[k]);
     }
 }
 
@@ -257,13 +94,9 @@ dev_ds_new (gpointer data,
 
   for (i = 0; i < n; i++)
     {
-      DsAccessOrder order;
-      DsScratchpad *sp;
-      gpointer p;
+      DsScratchpad *sp = ds_bench_scratchpad_new (c->stream, c->device);
+      gpointer p = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, c->device_size, 0, NULL);
 
-      ds_access_order_init_stream (&order, c->stream, c->device);
-      sp = ds_scratchpad_new (&order);
-      p = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, c->device_size, 0, NULL);
       CHECK (cudaMemsetAsync (p, 0, 4, c->stream));
       g_object_unref (sp);
     }
@@ -285,87 +118,6 @@ dev_ds_reused (gpointer data,
     }
 }
 
-static void
-dev_pool (gpointer data,
-          guint    n)
-{
-  Ctx *c = data;
-  DsMemoryResource *pool = c->pools[DS_MEMORY_KIND_DEVICE];
-  guint i;
-
-  for (i = 0; i < n; i++)
-    {
-      gpointer p = ds_memory_resource_allocate_async (pool, c->device_size, 0, &c->order, NULL);
-
-      CHECK (cudaMemsetAsync (p, 0, 4, c->stream));
-      ds_memory_resource_deallocate_async (pool, p, c->device_size, 0, &c->order, NULL);
-    }
-}
-
-static void
-dev_async (gpointer data,
-           guint    n)
-{
-  Ctx *c = data;
-  guint i;
-
-  for (i = 0; i < n; i++)
-    {
-      void *p;
-
-      CHECK (cudaMallocAsync (&p, c->device_size, c->stream));
-      CHECK (cudaMemsetAsync (p, 0, 4, c->stream));
-      CHECK (cudaFreeAsync (p, c->stream));
-    }
-}
-
-static void
-dev_cub (gpointer data,
-         guint    n)
-{
-  Ctx *c = data;
-  guint i;
-
-  for (i = 0; i < n; i++)
-    {
-      void *p;
-
-      if (ds_bench_cub_alloc (c->cub, &p, c->device_size, c->stream) != 0)
-        g_error ("CUB DeviceAllocate failed");
-      CHECK (cudaMemsetAsync (p, 0, 4, c->stream));
-      ds_bench_cub_dealloc (c->cub, p);
-    }
-}
-
-static void
-dev_malloc (gpointer data,
-            guint    n)
-{
-  Ctx *c = data;
-  guint i;
-
-  for (i = 0; i < n; i++)
-    {
-      void *p;
-
-      CHECK (cudaMalloc (&p, c->device_size));
-      CHECK (cudaMemsetAsync (p, 0, 4, c->stream));
-      CHECK (cudaFree (p));
-    }
-}
-
-/* The floor: the memset alone, into a buffer allocated once. */
-static void
-dev_memset_only (gpointer data,
-                 guint    n)
-{
-  Ctx *c = data;
-  guint i;
-
-  for (i = 0; i < n; i++)
-    CHECK (cudaMemsetAsync (c->buffer, 0, 4, c->stream));
-}
-
 /* Pinned-only (one block, written by the host) --------------------------- */
 
 static void
@@ -377,40 +129,15 @@ pinned_ds_new (gpointer data,
 
   for (i = 0; i < n; i++)
     {
-      DsAccessOrder order;
-      DsScratchpad *sp;
-      guint8 *p;
+      DsScratchpad *sp = ds_bench_scratchpad_new (c->stream, c->device);
+      guint8 *p = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_PINNED, c->device_size, 0, NULL);
 
-      ds_access_order_init_stream (&order, c->stream, c->device);
-      sp = ds_scratchpad_new (&order);
-      p = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_PINNED, c->device_size, 0, NULL);
       p[0] = 1;
       g_object_unref (sp);
     }
 }
 
-static void
-pinned_raw (gpointer data,
-            guint    n)
-{
-  Ctx *c = data;
-  guint i;
-
-  for (i = 0; i < n; i++)
-    {
-      guint8 *p;
-
-      CHECK (cudaMallocHost ((void **) &p, c->device_size));
-      p[0] = 1;
-      CHECK (cudaFreeHost (p));
-    }
-}
-
 /* Many small temporaries (1..100 Poisson(1 KiB) per kind) ---------------- */
-
-static const DsMemoryKind small_kinds[3] = {
-  DS_MEMORY_KIND_HOST, DS_MEMORY_KIND_PINNED, DS_MEMORY_KIND_DEVICE,
-};
 
 static void
 small_ds (Ctx          *c,
@@ -421,7 +148,7 @@ small_ds (Ctx          *c,
 
   for (j = 0; j < 3; j++)
     for (k = 0; k < plan->n[j]; k++)
-      sink = ds_scratchpad_alloc (sp, small_kinds[j], plan->sizes[j][k], 0, NULL);
+      ds_bench_sink = ds_scratchpad_alloc (sp, small_kinds[j], plan->sizes[j][k], 0, NULL);
 }
 
 /* The same through the interface, as DALI's kernels call Scratchpad. */
@@ -434,7 +161,7 @@ small_iface (Ctx               *c,
 
   for (j = 0; j < 3; j++)
     for (k = 0; k < plan->n[j]; k++)
-      sink = ds_scratchpad_iface_alloc (sp, small_kinds[j], plan->sizes[j][k], 16, NULL);
+      ds_bench_sink = ds_scratchpad_iface_alloc (sp, small_kinds[j], plan->sizes[j][k], 16, NULL);
 }
 
 static void
@@ -445,11 +172,8 @@ small_iface_new (gpointer data,
 
   for (guint i = 0; i < n; i++)
     {
-      DsAccessOrder order;
-      DsScratchpad *sp;
+      DsScratchpad *sp = ds_bench_scratchpad_new (c->stream, c->device);
 
-      ds_access_order_init_stream (&order, c->stream, c->device);
-      sp = ds_scratchpad_new (&order);
       small_iface (c, DS_SCRATCHPAD_IFACE (sp));
       g_object_unref (sp);
     }
@@ -477,11 +201,8 @@ small_ds_new (gpointer data,
 
   for (i = 0; i < n; i++)
     {
-      DsAccessOrder order;
-      DsScratchpad *sp;
+      DsScratchpad *sp = ds_bench_scratchpad_new (c->stream, c->device);
 
-      ds_access_order_init_stream (&order, c->stream, c->device);
-      sp = ds_scratchpad_new (&order);
       small_ds (c, sp);
       g_object_unref (sp);
     }
@@ -501,72 +222,6 @@ small_ds_reused (gpointer data,
     }
 }
 
-typedef enum
-{
-  SMALL_POOL,
-  SMALL_ASYNC,
-  SMALL_CUB,
-  SMALL_RAW,
-} SmallMode;
-
-static void
-small_each (Ctx       *c,
-            guint      n,
-            SmallMode  mode)
-{
-  static void *ptrs[3][100];
-  guint i, j, k;
-
-  for (i = 0; i < n; i++)
-    {
-      Plan *plan = &c->plans[c->next_plan++ % N_PLANS];
-
-      for (j = 0; j < 3; j++)
-        for (k = 0; k < plan->n[j]; k++)
-          {
-            DsMemoryKind kind = small_kinds[j];
-            gsize size = plan->sizes[j][k];
-
-            if (mode == SMALL_POOL)
-              ptrs[j][k] = kind == DS_MEMORY_KIND_DEVICE
-                ? ds_memory_resource_allocate_async (c->pools[kind], size, 0, &c->order, NULL)
-                : ds_memory_resource_allocate (c->pools[kind], size, 0, NULL);
-            else if (mode == SMALL_RAW || kind == DS_MEMORY_KIND_HOST)
-              ptrs[j][k] = raw_alloc (kind, size);
-            else if (mode == SMALL_ASYNC)
-              CHECK (cudaMallocAsync (&ptrs[j][k], size, c->stream));
-            else if (ds_bench_cub_alloc (c->cub, &ptrs[j][k], size, c->stream) != 0)
-              g_error ("CUB DeviceAllocate failed");
-          }
-
-      for (j = 3; j-- > 0;)
-        for (k = plan->n[j]; k-- > 0;)
-          {
-            DsMemoryKind kind = small_kinds[j];
-            gsize size = plan->sizes[j][k];
-
-            if (mode == SMALL_POOL)
-              {
-                if (kind == DS_MEMORY_KIND_HOST)
-                  ds_memory_resource_deallocate (c->pools[kind], ptrs[j][k], size, 0);
-                else
-                  ds_memory_resource_deallocate_async (c->pools[kind], ptrs[j][k], size, 0, &c->order, NULL);
-              }
-            else if (mode == SMALL_RAW || kind == DS_MEMORY_KIND_HOST)
-              raw_free (kind, ptrs[j][k]);
-            else if (mode == SMALL_ASYNC)
-              CHECK (cudaFreeAsync (ptrs[j][k], c->stream));
-            else
-              ds_bench_cub_dealloc (c->cub, ptrs[j][k]);
-          }
-    }
-}
-
-static void small_pool (gpointer data, guint n) { small_each (data, n, SMALL_POOL); }
-static void small_async (gpointer data, guint n) { small_each (data, n, SMALL_ASYNC); }
-static void small_cub (gpointer data, guint n) { small_each (data, n, SMALL_CUB); }
-static void small_raw (gpointer data, guint n) { small_each (data, n, SMALL_RAW); }
-
 /* A lifecycle, step by step (the profile) -------------------------------- */
 
 static void
@@ -580,7 +235,7 @@ prof_order (gpointer data,
       DsAccessOrder order;
 
       ds_access_order_init_stream (&order, c->stream, c->device);
-      sink = &order;
+      ds_bench_sink = &order;
     }
 }
 
@@ -591,25 +246,12 @@ prof_order_object (gpointer data,
   Ctx *c = data;
 
   for (guint i = 0; i < n; i++)
-    {
-      DsAccessOrder order;
-
-      ds_access_order_init_stream (&order, c->stream, c->device);
-      g_object_unref (ds_scratchpad_new (&order));
-    }
+    g_object_unref (ds_bench_scratchpad_new (c->stream, c->device));
 }
 
-/* The four-kind unit, kind by kind. */
-static const Temp four_kind_by_kind[8] = {
-  { DS_MEMORY_KIND_HOST, 16 << 10 },
-  { DS_MEMORY_KIND_HOST, 48 << 10 },
-  { DS_MEMORY_KIND_PINNED, 16 << 10 },
-  { DS_MEMORY_KIND_PINNED, 48 << 10 },
-  { DS_MEMORY_KIND_DEVICE, 256 << 10 },
-  { DS_MEMORY_KIND_DEVICE, 64 << 10 },
-  { DS_MEMORY_KIND_MANAGED, 16 << 10 },
-  { DS_MEMORY_KIND_MANAGED, 4 << 10 },
-};
+/* The four-kind unit, kind by kind (host 16K+48K, pinned 16K+48K, device
+ * 256K+64K, managed 16K+4K); filled in main (). */
+static Temp four_kind_by_kind[G_N_ELEMENTS (ds_bench_four_kind)];
 
 /* The first @n_temps of the unit, kind by kind, reused scratchpad. */
 static void
@@ -619,8 +261,7 @@ prof_reused_k (Ctx   *c,
 {
   for (guint i = 0; i < n; i++)
     {
-      for (guint k = 0; k < n_temps; k++)
-        sink = ds_scratchpad_alloc (c->reused, four_kind_by_kind[k].kind, four_kind_by_kind[k].size, 0, NULL);
+      ds_bench_alloc_temps (c->reused, four_kind_by_kind, n_temps);
       ds_scratchpad_release (c->reused);
     }
 }
@@ -640,22 +281,18 @@ note_calls (DsBenchTable *table,
             Ctx          *c,
             guint         n)
 {
-  DsPoolStats before, after;
+  DsPoolStats d;
 
-  CHECK (cudaStreamSynchronize (c->stream));
-  ds_bench_default_pool_stats (&before);
-  func (c, n);
-  CHECK (cudaStreamSynchronize (c->stream));
-  ds_bench_default_pool_stats (&after);
+  ds_bench_count_pool_stats (func, sync_stream, c, n, &d);
 
-#define PER(field) ((double) (after.field - before.field) / n)
+#define PER(field) ((double) d.field / n)
   ds_bench_table_note (table,
                        "%s, per lifecycle (pool statistics, %u lifecycles): CUDA calls %.2f "
                        "[events recorded %.2f, created %.2f, queries %.2f, stream waits %.2f, "
                        "blocking waits %.2f]; upstream allocations %.3f, deallocations %.3f; "
                        "pool hits %.2f, misses %.3f",
                        what, n,
-                       (double) (ds_bench_pool_cuda_calls (&after) - ds_bench_pool_cuda_calls (&before)) / n,
+                       (double) ds_bench_pool_cuda_calls (&d) / n,
                        PER (events_recorded), PER (events_created), PER (event_queries),
                        PER (stream_waits), PER (event_waits),
                        PER (upstream_allocations), PER (upstream_deallocations),
@@ -669,16 +306,11 @@ per_lifecycle_events (Ctx         *c,
                       guint        n,
                       double      *upstream)
 {
-  DsPoolStats before, after;
+  DsPoolStats d;
 
-  CHECK (cudaStreamSynchronize (c->stream));
-  ds_bench_default_pool_stats (&before);
-  func (c, n);
-  CHECK (cudaStreamSynchronize (c->stream));
-  ds_bench_default_pool_stats (&after);
-  *upstream = (double) (after.upstream_allocations + after.upstream_deallocations -
-                        before.upstream_allocations - before.upstream_deallocations) / n;
-  return (double) (after.events_recorded - before.events_recorded) / n;
+  ds_bench_count_pool_stats (func, sync_stream, c, n, &d);
+  *upstream = (double) ds_bench_pool_upstream_calls (&d) / n;
+  return (double) d.events_recorded / n;
 }
 
 int
@@ -719,6 +351,11 @@ main (int    argc,
     c.cub = ds_bench_cub_new ();
   else
     printf ("# CUB baseline: not built (no C++ compiler or no cub/util_allocator.cuh)\n");
+
+  for (kind = 0, k = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    for (i = 0; i < G_N_ELEMENTS (ds_bench_four_kind); i++)
+      if (ds_bench_four_kind[i].kind == kind)
+        four_kind_by_kind[k++] = ds_bench_four_kind[i];
 
   c.plans = g_new0 (Plan, N_PLANS);
   for (i = 0; i < N_PLANS; i++)

@@ -24,8 +24,6 @@
 #include "ds-fence-private.h"
 #include "ds-pool-resource-private.h"
 
-static gpointer volatile sink;
-
 #define N_STREAMS 4
 
 typedef struct
@@ -52,17 +50,13 @@ four_kind (gpointer data,
            guint    n)
 {
   Ctx *c = data;
-  guint i, k;
+  guint i;
 
   for (i = 0; i < n; i++)
     {
-      DsAccessOrder order;
-      DsScratchpad *sp;
+      DsScratchpad *sp = ds_bench_scratchpad_new (c->streams[0], 0);
 
-      ds_access_order_init_stream (&order, c->streams[0], 0);
-      sp = ds_scratchpad_new (&order);
-      for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
-        sink = ds_scratchpad_alloc (sp, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size, 0, NULL);
+      ds_bench_alloc_temps (sp, ds_bench_four_kind, G_N_ELEMENTS (ds_bench_four_kind));
       g_object_unref (sp);
     }
 }
@@ -79,13 +73,9 @@ device_work (Ctx     *c,
   for (i = 0; i < n; i++)
     {
       cudaStream_t stream = c->streams[rotate ? c->next++ % N_STREAMS : 0];
-      DsAccessOrder order;
-      DsScratchpad *sp;
-      gpointer p;
+      DsScratchpad *sp = ds_bench_scratchpad_new (stream, 0);
+      gpointer p = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, c->size, 0, NULL);
 
-      ds_access_order_init_stream (&order, stream, 0);
-      sp = ds_scratchpad_new (&order);
-      p = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, c->size, 0, NULL);
       CHECK (cudaMemsetAsync (p, 0, MAX (4, c->work), stream));
       g_object_unref (sp);
     }
@@ -113,7 +103,7 @@ row (DsBenchTable *t,
      DsFenceReleasePolicy release,
      DsFenceCrossStreamPolicy cross)
 {
-  DsPoolStats before, after;
+  DsPoolStats before, d;
   DsBenchResult *r;
   guint64 n;
 
@@ -121,20 +111,33 @@ row (DsBenchTable *t,
   sync_all (c, 0);
   ds_bench_default_pool_stats (&before);
   r = ds_bench_table_add (t, ds_bench_run (name, func, sync_all, c, 0, 100000, 1.0));
-  ds_bench_default_pool_stats (&after);
+  ds_bench_default_pool_stats_since (&before, &d);
 
   /* The counters cover the warm-up too. */
   n = r->total;
   r->note = g_strdup_printf ("per lifecycle: CUDA calls %.2f (events %.2f, queries %.2f, stream "
                              "waits %.2f, blocking waits %.3f), upstream %.3f; held at end %.1f MiB",
-                             (double) (ds_bench_pool_cuda_calls (&after) - ds_bench_pool_cuda_calls (&before)) / n,
-                             (double) (after.events_recorded - before.events_recorded) / n,
-                             (double) (after.event_queries - before.event_queries) / n,
-                             (double) (after.stream_waits - before.stream_waits) / n,
-                             (double) (after.event_waits - before.event_waits) / n,
-                             (double) (after.upstream_allocations + after.upstream_deallocations -
-                                       before.upstream_allocations - before.upstream_deallocations) / n,
-                             after.bytes_held / 1048576.0);
+                             (double) ds_bench_pool_cuda_calls (&d) / n,
+                             (double) d.events_recorded / n,
+                             (double) d.event_queries / n,
+                             (double) d.stream_waits / n,
+                             (double) d.event_waits / n,
+                             (double) ds_bench_pool_upstream_calls (&d) / n,
+                             d.bytes_held / 1048576.0);
+}
+
+/* A table of @func under each release policy. */
+static void
+release_policy_table (const char  *title,
+                      DsBenchFunc  func,
+                      Ctx         *c)
+{
+  g_autoptr(DsBenchTable) t = ds_bench_table_new (title);
+
+  row (t, "record", func, c, DS_FENCE_RELEASE_RECORD, DS_FENCE_CROSS_STREAM_QUERY);
+  row (t, "query-idle", func, c, DS_FENCE_RELEASE_QUERY_IDLE, DS_FENCE_CROSS_STREAM_QUERY);
+  row (t, "adaptive", func, c, DS_FENCE_RELEASE_ADAPTIVE, DS_FENCE_CROSS_STREAM_QUERY);
+  ds_bench_table_print (t);
 }
 
 /* A cache miss: a size class not seen before, then trim. */
@@ -184,6 +187,7 @@ typedef struct
 {
   GAsyncQueue *queue;
   cudaStream_t stream;
+  gboolean     hand_off;  /* FALSE: the producer unrefs, as a baseline */
 } Handoff;
 
 static gpointer
@@ -202,18 +206,17 @@ handoff_run (gpointer data,
              guint    n)
 {
   Handoff *h = data;
-  guint i, k;
+  guint i;
 
   for (i = 0; i < n; i++)
     {
-      DsAccessOrder order;
-      DsScratchpad *sp;
+      DsScratchpad *sp = ds_bench_scratchpad_new (h->stream, 0);
 
-      ds_access_order_init_stream (&order, h->stream, 0);
-      sp = ds_scratchpad_new (&order);
-      for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
-        sink = ds_scratchpad_alloc (sp, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size, 0, NULL);
-      g_async_queue_push (h->queue, sp);
+      ds_bench_alloc_temps (sp, ds_bench_four_kind, G_N_ELEMENTS (ds_bench_four_kind));
+      if (h->hand_off)
+        g_async_queue_push (h->queue, sp);
+      else
+        g_object_unref (sp);
     }
 }
 
@@ -226,26 +229,6 @@ handoff_drain (gpointer data,
   while (g_async_queue_length (h->queue) > 0)
     g_thread_yield ();
   CHECK (cudaStreamSynchronize (h->stream));
-}
-
-static void
-same_thread_run (gpointer data,
-                 guint    n)
-{
-  Handoff *h = data;
-  guint i, k;
-
-  for (i = 0; i < n; i++)
-    {
-      DsAccessOrder order;
-      DsScratchpad *sp;
-
-      ds_access_order_init_stream (&order, h->stream, 0);
-      sp = ds_scratchpad_new (&order);
-      for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
-        sink = ds_scratchpad_alloc (sp, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size, 0, NULL);
-      g_object_unref (sp);
-    }
 }
 
 int
@@ -269,36 +252,17 @@ main (int    argc,
   CHECK (cudaMemPoolSetAttribute (mempool, cudaMemPoolAttrReleaseThreshold, &threshold));
   ds_fence_get_policies (&release0, &cross0);
 
-  {
-    g_autoptr(DsBenchTable) t = ds_bench_table_new ("release policy, four-kind lifecycle, idle stream");
+  release_policy_table ("release policy, four-kind lifecycle, idle stream", four_kind, &c);
 
-    row (t, "record", four_kind, &c, DS_FENCE_RELEASE_RECORD, DS_FENCE_CROSS_STREAM_QUERY);
-    row (t, "query-idle", four_kind, &c, DS_FENCE_RELEASE_QUERY_IDLE, DS_FENCE_CROSS_STREAM_QUERY);
-    row (t, "adaptive", four_kind, &c, DS_FENCE_RELEASE_ADAPTIVE, DS_FENCE_CROSS_STREAM_QUERY);
-    ds_bench_table_print (t);
-  }
+  c.size = 1 << 20;
+  c.work = 4;
+  release_policy_table ("release policy, device-only lifecycle with a 4-byte memset (stream nearly idle)",
+                        device_one_stream, &c);
 
-  {
-    g_autoptr(DsBenchTable) t = ds_bench_table_new ("release policy, device-only lifecycle with a 4-byte memset (stream nearly idle)");
-
-    c.size = 1 << 20;
-    c.work = 4;
-    row (t, "record", device_one_stream, &c, DS_FENCE_RELEASE_RECORD, DS_FENCE_CROSS_STREAM_QUERY);
-    row (t, "query-idle", device_one_stream, &c, DS_FENCE_RELEASE_QUERY_IDLE, DS_FENCE_CROSS_STREAM_QUERY);
-    row (t, "adaptive", device_one_stream, &c, DS_FENCE_RELEASE_ADAPTIVE, DS_FENCE_CROSS_STREAM_QUERY);
-    ds_bench_table_print (t);
-  }
-
-  {
-    g_autoptr(DsBenchTable) t = ds_bench_table_new ("release policy, device-only lifecycle with a 16 MiB memset (stream busy)");
-
-    c.size = 16 << 20;
-    c.work = 16 << 20;
-    row (t, "record", device_one_stream, &c, DS_FENCE_RELEASE_RECORD, DS_FENCE_CROSS_STREAM_QUERY);
-    row (t, "query-idle", device_one_stream, &c, DS_FENCE_RELEASE_QUERY_IDLE, DS_FENCE_CROSS_STREAM_QUERY);
-    row (t, "adaptive", device_one_stream, &c, DS_FENCE_RELEASE_ADAPTIVE, DS_FENCE_CROSS_STREAM_QUERY);
-    ds_bench_table_print (t);
-  }
+  c.size = 16 << 20;
+  c.work = 16 << 20;
+  release_policy_table ("release policy, device-only lifecycle with a 16 MiB memset (stream busy)",
+                        device_one_stream, &c);
 
   for (i = 0; i < 2; i++)
     {
@@ -333,7 +297,9 @@ main (int    argc,
     h.queue = g_async_queue_new ();
     h.stream = c.streams[0];
     consumer = g_thread_new ("consumer", consumer_thread, &h);
-    ds_bench_table_add (t, ds_bench_run ("same thread: new, 8 allocs, unref", same_thread_run, handoff_drain, &h, 0, 100000, 1.0));
+    h.hand_off = FALSE;
+    ds_bench_table_add (t, ds_bench_run ("same thread: new, 8 allocs, unref", handoff_run, handoff_drain, &h, 0, 100000, 1.0));
+    h.hand_off = TRUE;
     ds_bench_table_add (t, ds_bench_run ("producer thread: new, 8 allocs; consumer unrefs", handoff_run, handoff_drain, &h, 0, 100000, 1.0));
     g_async_queue_push (h.queue, GINT_TO_POINTER (1));
     g_thread_join (consumer);

@@ -17,8 +17,6 @@
 #include <string.h>
 
 
-static gpointer volatile sink;
-
 typedef DsBenchTemp Temp;
 
 typedef enum
@@ -39,42 +37,18 @@ static const char * const mode_names[N_MODES] = {
   "baseline: plain GObject new + unref",
 };
 
-/* The GObject ceiling: a final type with no properties. */
-#define BENCH_TYPE_PLAIN (bench_plain_get_type ())
-G_DECLARE_FINAL_TYPE (BenchPlain, bench_plain, BENCH, PLAIN, GObject)
-
-struct _BenchPlain
+/* One thread, on its own stream, doing lifecycles of @data (a Mode). The
+ * GObject ceiling is DS_TYPE_BENCH_PLAIN, a final type with no
+ * properties. */
+static guint64
+worker (DsBenchWorker *w,
+        gpointer       data)
 {
-  GObject parent_instance;
-};
-
-G_DEFINE_FINAL_TYPE (BenchPlain, bench_plain, G_TYPE_OBJECT)
-
-static void
-bench_plain_class_init (BenchPlainClass *klass)
-{
-}
-
-static void
-bench_plain_init (BenchPlain *self)
-{
-}
-
-typedef struct
-{
-  Mode     mode;
-  gint    *go;
-  gint    *stop;
-  guint64  lifecycles;
-} Worker;
-
-static gpointer
-worker_thread (gpointer user_data)
-{
-  Worker *w = user_data;
+  Mode mode = GPOINTER_TO_INT (data);
   cudaStream_t stream;
   DsAccessOrder order;
   DsScratchpad *reused;
+  guint64 lifecycles = 0;
   guint k, n = 0;
 
   CHECK (cudaSetDevice (0));
@@ -82,29 +56,23 @@ worker_thread (gpointer user_data)
   ds_access_order_init_stream (&order, stream, 0);
   reused = ds_scratchpad_new (&order);
 
-  while (!g_atomic_int_get (w->go))
-    ;
+  ds_bench_worker_wait (w);
 
-  while (!g_atomic_int_get (w->stop))
+  while (ds_bench_worker_running (w))
     {
-      switch (w->mode)
+      switch (mode)
         {
         case MODE_DS_NEW:
           {
-            DsAccessOrder o;
-            DsScratchpad *sp;
+            DsScratchpad *sp = ds_bench_scratchpad_new (stream, 0);
 
-            ds_access_order_init_stream (&o, stream, 0);
-            sp = ds_scratchpad_new (&o);
-            for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
-              sink = ds_scratchpad_alloc (sp, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size, 0, NULL);
+            ds_bench_alloc_temps (sp, ds_bench_four_kind, G_N_ELEMENTS (ds_bench_four_kind));
             g_object_unref (sp);
           }
           break;
 
         case MODE_DS_REUSED:
-          for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
-            sink = ds_scratchpad_alloc (reused, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size, 0, NULL);
+          ds_bench_alloc_temps (reused, ds_bench_four_kind, G_N_ELEMENTS (ds_bench_four_kind));
           ds_scratchpad_release (reused);
           break;
 
@@ -113,13 +81,13 @@ worker_thread (gpointer user_data)
             DsScratchpad *sp = ds_scratchpad_new (NULL);
 
             for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
-              sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, ds_bench_four_kind[k].size, 0, NULL);
+              ds_bench_sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, ds_bench_four_kind[k].size, 0, NULL);
             g_object_unref (sp);
           }
           break;
 
         case MODE_GOBJECT:
-          g_object_unref (g_object_new (BENCH_TYPE_PLAIN, NULL));
+          g_object_unref (g_object_new (DS_TYPE_BENCH_PLAIN, NULL));
           break;
 
         case MODE_ASYNC:
@@ -135,55 +103,16 @@ worker_thread (gpointer user_data)
           break;
         }
 
-      w->lifecycles++;
+      lifecycles++;
       /* Keep the stream's queue short, as a real pipeline would. */
-      if (++n % 64 == 0 && w->mode < MODE_DS_HOST_NEW)
+      if (++n % 64 == 0 && mode < MODE_DS_HOST_NEW)
         CHECK (cudaStreamSynchronize (stream));
     }
 
   g_object_unref (reused);
   CHECK (cudaStreamSynchronize (stream));
   CHECK (cudaStreamDestroy (stream));
-  return NULL;
-}
-
-static double
-run (Mode     mode,
-     guint    n_threads,
-     double   seconds,
-     guint64 *lifecycles)
-{
-  GThread *threads[16];
-  Worker workers[16];
-  gint go = 0, stop = 0;
-  guint64 total = 0;
-  gint64 t0, t1;
-  guint i;
-
-  for (i = 0; i < n_threads; i++)
-    {
-      workers[i].mode = mode;
-      workers[i].go = &go;
-      workers[i].stop = &stop;
-      workers[i].lifecycles = 0;
-      threads[i] = g_thread_new ("bench", worker_thread, &workers[i]);
-    }
-  /* Let every thread create its stream first. */
-  g_usleep (50 * 1000);
-  t0 = ds_bench_now_ns ();
-  g_atomic_int_set (&go, 1);
-  g_usleep ((gulong) (seconds * G_USEC_PER_SEC));
-  g_atomic_int_set (&stop, 1);
-  t1 = ds_bench_now_ns ();
-  for (i = 0; i < n_threads; i++)
-    {
-      g_thread_join (threads[i]);
-      total += workers[i].lifecycles;
-    }
-
-  if (lifecycles != NULL)
-    *lifecycles = total;
-  return total / ((t1 - t0) / 1e9);
+  return lifecycles;
 }
 
 int
@@ -192,31 +121,28 @@ main (int    argc,
 {
   static const guint counts[] = { 1, 2, 4, 8, 16 };
   double rates[N_MODES][G_N_ELEMENTS (counts)];
-  double seconds = 0.5;
-  const char *scale = g_getenv ("DS_BENCH_TIME");
+  double seconds;
   cudaMemPool_t mempool;
   guint64 threshold = G_MAXUINT64;
   Mode mode;
   guint i;
 
   ds_bench_init (&argc, &argv, "bench-threads: four-kind lifecycles per second, 1..16 threads, one stream each");
-  g_type_ensure (BENCH_TYPE_PLAIN);
+  g_type_ensure (DS_TYPE_BENCH_PLAIN);
   ds_bench_require_cuda ();
 
-  if (scale != NULL && g_ascii_strtod (scale, NULL) > 0)
-    seconds *= g_ascii_strtod (scale, NULL);
+  seconds = 0.5 * ds_bench_time_scale ();
 
   CHECK (cudaSetDevice (0));
   CHECK (cudaDeviceGetDefaultMemPool (&mempool, 0));
   CHECK (cudaMemPoolSetAttribute (mempool, cudaMemPoolAttrReleaseThreshold, &threshold));
 
   /* Warm every pool and shard. */
-  run (MODE_DS_NEW, 16, 0.2, NULL);
-  run (MODE_ASYNC, 16, 0.2, NULL);
+  ds_bench_threads_rate (16, worker, GINT_TO_POINTER (MODE_DS_NEW), 0.2, NULL);
+  ds_bench_threads_rate (16, worker, GINT_TO_POINTER (MODE_ASYNC), 0.2, NULL);
 
   for (mode = 0; mode < N_MODES; mode++)
     {
-      DsPoolStats before, after;
       guint64 lifecycles = 0;
 
       printf ("\n== %s: lifecycles/s (all threads) ==\n", mode_names[mode]);
@@ -224,18 +150,17 @@ main (int    argc,
               "us/lifecycle", "events/lifecycle", "upstream/lifecycle");
       for (i = 0; i < G_N_ELEMENTS (counts); i++)
         {
+          DsPoolStats before, d;
           double rate;
 
           ds_bench_default_pool_stats (&before);
-          rate = run (mode, counts[i], seconds, &lifecycles);
-          ds_bench_default_pool_stats (&after);
+          rate = ds_bench_threads_rate (counts[i], worker, GINT_TO_POINTER (mode), seconds, &lifecycles);
+          ds_bench_default_pool_stats_since (&before, &d);
           rates[mode][i] = rate;
           printf ("%8u %16.0f %9.2fx %14.3f %22.3f %18.4f\n", counts[i], rate,
                   rate / rates[mode][0], 1e6 * counts[i] / rate,
-                  (double) (after.events_recorded - before.events_recorded) / MAX (1, lifecycles),
-                  (double) (after.upstream_allocations + after.upstream_deallocations -
-                            before.upstream_allocations - before.upstream_deallocations) /
-                  MAX (1, lifecycles));
+                  (double) d.events_recorded / MAX (1, lifecycles),
+                  (double) ds_bench_pool_upstream_calls (&d) / MAX (1, lifecycles));
         }
     }
 

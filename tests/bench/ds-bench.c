@@ -22,6 +22,8 @@ const DsBenchTemp ds_bench_four_kind[8] = {
 #include <string.h>
 #include <time.h>
 
+gpointer volatile ds_bench_sink;
+
 static double time_scale = 1.0;
 
 void
@@ -61,6 +63,12 @@ ds_bench_init (int          *argc,
     (void) cudaGetLastError ();
   }
 #endif
+}
+
+double
+ds_bench_time_scale (void)
+{
+  return time_scale;
 }
 
 gint64
@@ -172,6 +180,8 @@ ds_bench_run (const char  *name,
 
   return result;
 }
+
+/* Tables ------------------------------------------------------------------ */
 
 static void
 result_free (gpointer data)
@@ -353,11 +363,51 @@ ds_bench_default_pool_stats (DsPoolStats *total)
     }
 }
 
+void
+ds_bench_default_pool_stats_since (const DsPoolStats *before,
+                                   DsPoolStats       *delta)
+{
+  ds_bench_default_pool_stats (delta);
+  delta->upstream_allocations -= before->upstream_allocations;
+  delta->upstream_deallocations -= before->upstream_deallocations;
+  delta->cache_hits -= before->cache_hits;
+  delta->cache_misses -= before->cache_misses;
+  delta->events_recorded -= before->events_recorded;
+  delta->events_created -= before->events_created;
+  delta->event_queries -= before->event_queries;
+  delta->stream_waits -= before->stream_waits;
+  delta->event_waits -= before->event_waits;
+}
+
+void
+ds_bench_count_pool_stats (DsBenchFunc  func,
+                           DsBenchFunc  between,
+                           gpointer     data,
+                           guint        n,
+                           DsPoolStats *delta)
+{
+  DsPoolStats before;
+
+  if (between != NULL)
+    between (data, n);
+  ds_bench_default_pool_stats (&before);
+  func (data, n);
+  if (between != NULL)
+    between (data, n);
+  ds_bench_default_pool_stats_since (&before, delta);
+}
+
 guint64
 ds_bench_pool_cuda_calls (const DsPoolStats *s)
 {
   return s->events_recorded + s->events_created + s->event_queries +
          s->stream_waits + s->event_waits;
+}
+
+guint64
+ds_bench_pool_upstream_calls (const DsPoolStats *s)
+{
+  return s->upstream_allocations + s->upstream_deallocations;
 }
 
 guint

@@ -48,6 +48,37 @@ typedef struct
  * kinds, each <= 256 KiB. */
 extern const DsBenchTemp ds_bench_four_kind[8];
 
+/* Where the timed bodies keep what they allocate, so that no call is
+ * optimized away. */
+extern gpointer volatile ds_bench_sink;
+
+/* A new scratchpad on a new order for @stream of @device: how a "new"
+ * lifecycle starts (the order made each time, as a caller would). */
+static inline DsScratchpad *
+ds_bench_scratchpad_new (gpointer stream,
+                         int      device)
+{
+  DsAccessOrder order;
+
+  ds_access_order_init_stream (&order, stream, device);
+  return ds_scratchpad_new (&order);
+}
+
+/* Allocates each of the @n_temps temporaries @temps from @sp. */
+static inline void
+ds_bench_alloc_temps (DsScratchpad      *sp,
+                      const DsBenchTemp *temps,
+                      guint              n_temps)
+{
+  for (guint k = 0; k < n_temps; k++)
+    ds_bench_sink = ds_scratchpad_alloc (sp, temps[k].kind, temps[k].size, 0, NULL);
+}
+
+/* The GObject baseline: a final type with no properties
+ * (ds-bench-threads.c). */
+#define DS_TYPE_BENCH_PLAIN (ds_bench_plain_get_type ())
+G_DECLARE_FINAL_TYPE (DsBenchPlain, ds_bench_plain, DS, BENCH_PLAIN, GObject)
+
 /* The exit status meson reads as "skipped". */
 #define DS_BENCH_SKIP 77
 
@@ -77,6 +108,8 @@ void           ds_bench_init             (int          *argc,
                                           const char   *what);
 
 gint64         ds_bench_now_ns           (void);
+/* DS_BENCH_TIME, 1.0 when unset. */
+double         ds_bench_time_scale       (void);
 
 /* Times @func: warm-up, then batches of @batch iterations until
  * @max_batches are done or the time budget (@seconds x DS_BENCH_TIME) is
@@ -121,6 +154,25 @@ void           ds_bench_print_target     (const char   *what,
 
 char          *ds_bench_format_time      (double        ns);
 
+/* Thread scaling (ds-bench-threads.c): @n_threads threads run @func at
+ * once for @seconds. @func sets itself up, calls ds_bench_worker_wait ()
+ * (which waits for the start), then does lifecycles while
+ * ds_bench_worker_running (), tears itself down and returns how many it
+ * did. The clock starts when every thread waits and stops when they are
+ * told to stop. Returns the lifecycles per second of all threads
+ * together, and their number in *@lifecycles (may be NULL). */
+typedef struct _DsBenchWorker DsBenchWorker;
+typedef guint64 (*DsBenchWorkerFunc) (DsBenchWorker *worker,
+                                      gpointer       data);
+
+double         ds_bench_threads_rate     (guint              n_threads,
+                                          DsBenchWorkerFunc  func,
+                                          gpointer           data,
+                                          double             seconds,
+                                          guint64           *lifecycles);
+void           ds_bench_worker_wait      (DsBenchWorker     *worker);
+gboolean       ds_bench_worker_running   (DsBenchWorker     *worker);
+
 /* Exits DS_BENCH_SKIP with the reason when no CUDA device is usable. */
 void           ds_bench_require_cuda     (void);
 
@@ -128,8 +180,25 @@ void           ds_bench_require_cuda     (void);
  * device 0 for the CUDA kinds); kinds without a default are skipped. */
 void           ds_bench_default_pool_stats (DsPoolStats *total);
 
+/* What the default pools counted since @before (taken with
+ * ds_bench_default_pool_stats ()): the counters are differences, the
+ * gauges (bytes_*, n_cached_blocks) what they are now. */
+void           ds_bench_default_pool_stats_since (const DsPoolStats *before,
+                                                  DsPoolStats       *delta);
+
+/* Runs @func (@data, @n) once, between two calls of @between (e.g. a
+ * stream synchronization; NULL: none), and returns in @delta what the
+ * default pools counted meanwhile. */
+void           ds_bench_count_pool_stats (DsBenchFunc   func,
+                                          DsBenchFunc   between,
+                                          gpointer      data,
+                                          guint         n,
+                                          DsPoolStats  *delta);
+
 /* The pool's own CUDA calls (events, queries, waits) in @s. */
 guint64        ds_bench_pool_cuda_calls  (const DsPoolStats *s);
+/* Its calls to the upstream resource in @s: allocations + deallocations. */
+guint64        ds_bench_pool_upstream_calls (const DsPoolStats *s);
 
 /* A fixed-seed source of Poisson(@mean) sizes and uniform counts. */
 guint          ds_bench_poisson          (GRand        *rand,

@@ -1,0 +1,103 @@
+/* ds-bench-threads.c: thread scaling and the GObject baseline
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Linked only into the benchmarks that use them (tests/bench/meson.build:
+ * 'threads'), so that the others keep their code where it was.
+ */
+
+#include "ds-bench.h"
+
+struct _DsBenchPlain
+{
+  GObject parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (DsBenchPlain, ds_bench_plain, G_TYPE_OBJECT)
+
+static void
+ds_bench_plain_class_init (DsBenchPlainClass *klass)
+{
+}
+
+static void
+ds_bench_plain_init (DsBenchPlain *self)
+{
+}
+
+struct _DsBenchWorker
+{
+  DsBenchWorkerFunc  func;
+  gpointer           data;
+  gint              *ready;
+  const gint        *go;
+  const gint        *stop;
+  guint64            lifecycles;
+};
+
+static gpointer
+worker_thread (gpointer data)
+{
+  DsBenchWorker *w = data;
+
+  w->lifecycles = w->func (w, w->data);
+  return NULL;
+}
+
+void
+ds_bench_worker_wait (DsBenchWorker *worker)
+{
+  g_atomic_int_inc (worker->ready);
+  while (!g_atomic_int_get (worker->go))
+    ;
+}
+
+gboolean
+ds_bench_worker_running (DsBenchWorker *worker)
+{
+  return !g_atomic_int_get (worker->stop);
+}
+
+double
+ds_bench_threads_rate (guint              n_threads,
+                       DsBenchWorkerFunc  func,
+                       gpointer           data,
+                       double             seconds,
+                       guint64           *lifecycles)
+{
+  g_autofree DsBenchWorker *workers = g_new0 (DsBenchWorker, n_threads);
+  g_autofree GThread **threads = g_new0 (GThread *, n_threads);
+  gint ready = 0, go = 0, stop = 0;
+  guint64 total = 0;
+  gint64 t0, t1;
+  guint i;
+
+  for (i = 0; i < n_threads; i++)
+    {
+      workers[i].func = func;
+      workers[i].data = data;
+      workers[i].ready = &ready;
+      workers[i].go = &go;
+      workers[i].stop = &stop;
+      threads[i] = g_thread_new ("bench", worker_thread, &workers[i]);
+    }
+  /* Every thread set up (a stream, say) and waiting. */
+  while ((guint) g_atomic_int_get (&ready) < n_threads)
+    g_usleep (1000);
+
+  t0 = ds_bench_now_ns ();
+  g_atomic_int_set (&go, 1);
+  g_usleep ((gulong) (seconds * G_USEC_PER_SEC));
+  g_atomic_int_set (&stop, 1);
+  t1 = ds_bench_now_ns ();
+  for (i = 0; i < n_threads; i++)
+    {
+      g_thread_join (threads[i]);
+      total += workers[i].lifecycles;
+    }
+
+  if (lifecycles != NULL)
+    *lifecycles = total;
+  return total / ((t1 - t0) / 1e9);
+}

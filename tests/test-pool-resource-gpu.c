@@ -1,0 +1,670 @@
+/* test-pool-resource-gpu.c: DsPoolResource with CUDA streams
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Stream-ordered reuse, fences, release policies and pending blocks, with
+ * real streams and events. Most cases use DsTestPoolFixture: a pool over a
+ * recording device-kind upstream, whose host memory serves as tokens for
+ * device blocks. Every case needs a CUDA device and skips without one.
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ds-test-fixtures.h"
+#include "ds-fence-batch-private.h"
+#include "ds-pool-resource-private.h"
+
+typedef DsTestPoolFixture Fixture;
+
+#if HAVE_CUDA
+
+static void
+test_cuda_same_stream (Fixture       *f,
+                       gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  gint done = 0;
+  gpointer p, q, h;
+  DsPoolStats s;
+
+  g_test_summary ("A block given back in stream S is handed out again at once "
+                  "to the next request in S, while S is still busy, and to a "
+                  "host-order request only after S has drained");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_test_pool_reset_policies ();
+
+  ds_test_stream_sleep (f->stream, 500, &done);
+  p = ds_memory_resource_allocate_async (f->pool, 65536, 0, &f->order, &error);
+  g_assert_no_error (error);
+  g_assert_true (ds_memory_resource_deallocate_async (f->pool, p, 65536, 0, &f->order, &error));
+
+  q = ds_memory_resource_allocate_async (f->pool, 65536, 0, &f->order, &error);
+  g_assert_no_error (error);
+  g_assert_true (q == p);
+  g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
+  g_assert_true (ds_memory_resource_deallocate_async (f->pool, q, 65536, 0, &f->order, &error));
+
+  /* Host order may not have it while S is busy. */
+  h = ds_memory_resource_allocate (f->pool, 65536, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (h != p);
+  g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
+  ds_memory_resource_deallocate (f->pool, h, 65536, 0);
+
+  s = ds_test_pool_stats (f->pool);
+  g_assert_cmpuint (s.events_recorded, ==, 2);
+  g_assert_cmpuint (s.upstream_allocations, ==, 2);
+
+  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (f->stream));
+  g_assert_cmpint (g_atomic_int_get (&done), ==, 1);
+
+  /* Drained: now host order may have it (and the other block). */
+  {
+    gpointer a = ds_memory_resource_allocate (f->pool, 65536, 0, &error);
+    gpointer b = ds_memory_resource_allocate (f->pool, 65536, 0, &error);
+
+    g_assert_no_error (error);
+    g_assert_true ((a == p && b == h) || (a == h && b == p));
+    ds_memory_resource_deallocate (f->pool, a, 65536, 0);
+    ds_memory_resource_deallocate (f->pool, b, 65536, 0);
+  }
+  g_assert_cmpuint (ds_test_pool_stats (f->pool).upstream_allocations, ==, 2);
+}
+
+static void
+test_cuda_legacy_stream (Fixture       *f,
+                         gconstpointer  user_data)
+{
+  DsAccessOrder order;
+  g_autoptr(GError) error = NULL;
+  gpointer p, q;
+
+  g_test_summary ("Same-stream reuse works for the legacy default stream");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_test_pool_reset_policies ();
+
+  ds_access_order_init_stream (&order, NULL, -1);
+
+  p = ds_memory_resource_allocate_async (f->pool, 1000, 0, &order, &error);
+  g_assert_no_error (error);
+  g_assert_true (ds_memory_resource_deallocate_async (f->pool, p, 1000, 0, &order, &error));
+  q = ds_memory_resource_allocate_async (f->pool, 1000, 0, &order, &error);
+  g_assert_true (q == p);
+  g_assert_true (ds_memory_resource_deallocate_async (f->pool, q, 1000, 0, &order, &error));
+
+  DS_TEST_CUDA_CHECK (cudaDeviceSynchronize ());
+}
+
+static void
+cross_stream (Fixture                  *f,
+              DsFenceCrossStreamPolicy  policy)
+{
+  cudaStream_t s1, s2;
+  DsAccessOrder o1, o2;
+  g_autoptr(GError) error = NULL;
+  gint done = 0, after = 0;
+  gpointer p, q;
+
+  g_test_summary ("A block given back in stream S is not handed to stream T "
+                  "while S is busy (query policy), or T is made to wait for "
+                  "S (wait policy); it is reusable by T once S has drained");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_fence_set_policies (DS_FENCE_RELEASE_RECORD, policy);
+
+  s1 = ds_test_stream_new ();
+  s2 = ds_test_stream_new ();
+  ds_access_order_init_stream (&o1, s1, -1);
+  ds_access_order_init_stream (&o2, s2, -1);
+
+  /* Raise the peak demand first, so that the 2x memory bound leaves room
+   * for a second block: this case is about the cross-stream policy, not
+   * about what the pool does at the bound. */
+  p = ds_memory_resource_allocate (f->pool, 100000, 0, &error);
+  g_assert_no_error (error);
+  ds_memory_resource_deallocate (f->pool, p, 100000, 0);
+
+  ds_test_stream_sleep (s1, 400, &done);
+  p = ds_memory_resource_allocate_async (f->pool, 20000, 0, &o1, &error);
+  g_assert_no_error (error);
+  g_assert_true (ds_memory_resource_deallocate_async (f->pool, p, 20000, 0, &o1, &error));
+
+  q = ds_memory_resource_allocate_async (f->pool, 20000, 0, &o2, &error);
+  g_assert_no_error (error);
+
+  if (policy == DS_FENCE_CROSS_STREAM_QUERY)
+    {
+      g_assert_true (q != p);
+      g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
+      g_assert_cmpuint (ds_test_pool_stats (f->pool).stream_waits, ==, 0);
+      ds_memory_resource_deallocate (f->pool, q, 20000, 0);
+
+      DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s1));
+      q = ds_memory_resource_allocate_async (f->pool, 20000, 0, &o2, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (ds_test_pool_stats (f->pool).upstream_allocations, ==, 3);
+      ds_memory_resource_deallocate_async (f->pool, q, 20000, 0, &o2, NULL);
+    }
+  else
+    {
+      /* T got it, but work queued on T now runs after S's. */
+      g_assert_true (q == p);
+      g_assert_cmpuint (ds_test_pool_stats (f->pool).stream_waits, ==, 1);
+      ds_test_stream_set_flag (s2, &after);
+      g_usleep (100 * G_TIME_SPAN_MILLISECOND);
+      g_assert_cmpint (g_atomic_int_get (&after), ==, 0);
+      g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
+      DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s2));
+      g_assert_cmpint (g_atomic_int_get (&done), ==, 1);
+      g_assert_cmpint (g_atomic_int_get (&after), ==, 1);
+      ds_memory_resource_deallocate_async (f->pool, q, 20000, 0, &o2, NULL);
+    }
+
+  ds_test_stream_free (s1);
+  ds_test_stream_free (s2);
+  ds_test_pool_reset_policies ();
+}
+
+static void
+test_cuda_cross_stream_query (Fixture       *f,
+                              gconstpointer  user_data)
+{
+  cross_stream (f, DS_FENCE_CROSS_STREAM_QUERY);
+}
+
+static void
+test_cuda_cross_stream_wait (Fixture       *f,
+                             gconstpointer  user_data)
+{
+  cross_stream (f, DS_FENCE_CROSS_STREAM_WAIT);
+}
+
+static void
+test_cuda_lazy_same_stream (Fixture       *f,
+                            gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  DsPoolStats before, after;
+  gpointer p, q, buffer;
+  guint i, n_memsets;
+
+  g_test_summary ("Lazy fences: a block given back in stream S and taken again "
+                  "in S costs no CUDA call, not even a query, ever");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+
+  /* Work for the stream between reuses (the pool's blocks are tokens). */
+  DS_TEST_CUDA_CHECK (cudaMalloc (&buffer, 4));
+
+  /* The first release of a stream is checked: warm that up. */
+  p = ds_memory_resource_allocate_async (f->pool, 1 << 20, 0, &f->order, &error);
+  g_assert_no_error (error);
+  g_assert_true (ds_memory_resource_deallocate_async (f->pool, p, 1 << 20, 0, &f->order, NULL));
+
+  /* What the spy counts for the test's own memsets alone. */
+  ds_test_cuda_spy_reset ();
+  for (i = 0; i < 1000; i++)
+    DS_TEST_CUDA_CHECK (cudaMemsetAsync (buffer, 0, 4, f->stream));
+  n_memsets = ds_test_cuda_spy_get_count ();
+
+  before = ds_test_pool_stats (f->pool);
+  ds_test_cuda_spy_reset ();
+  for (i = 0; i < 1000; i++)
+    {
+      q = ds_memory_resource_allocate_async (f->pool, 1 << 20, 0, &f->order, &error);
+      g_assert_no_error (error);
+      g_assert_true (q == p);
+      DS_TEST_CUDA_CHECK (cudaMemsetAsync (buffer, 0, 4, f->stream));
+      g_assert_true (ds_memory_resource_deallocate_async (f->pool, q, 1 << 20, 0, &f->order, NULL));
+    }
+  after = ds_test_pool_stats (f->pool);
+  if (ds_test_cuda_spy_works ())
+    g_assert_cmpuint (ds_test_cuda_spy_get_count (), ==, n_memsets);
+  g_assert_cmpuint (ds_test_pool_cuda_calls (&after), ==, ds_test_pool_cuda_calls (&before));
+  g_assert_cmpuint (after.bytes_pending, ==, 1 << 20);
+  g_assert_cmpuint (after.bytes_in_use, ==, 0);
+  ds_test_pool_assert_within_bound (f->pool);
+
+  DS_TEST_CUDA_CHECK (cudaFree (buffer));
+  ds_test_pool_reset_policies ();
+}
+
+static void
+test_cuda_lazy_host_reuse (void)
+{
+  g_autoptr(DsMemoryResource) up = NULL;
+  DsMemoryResource *pool;
+  cudaStream_t stream;
+  DsAccessOrder order;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) busy = g_ptr_array_new ();
+  DsPoolStats before, after;
+  gint done = 0;
+  guint i, reused = 0;
+
+  g_test_summary ("Lazy fences: pinned blocks given back in a busy stream's "
+                  "order never go to the host before that work is done; once "
+                  "it is, they are reused, with at most a quarter of a CUDA "
+                  "call per round");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+
+  up = ds_pinned_memory_resource_new ();
+  pool = ds_pool_resource_new (up);
+  stream = ds_test_stream_new ();
+  ds_access_order_init_stream (&order, stream, -1);
+
+  /* While the stream sleeps, every block handed to the host is new. */
+  ds_test_stream_sleep (stream, 300, &done);
+  for (i = 0; i < 8; i++)
+    {
+      guint8 *p = ds_memory_resource_allocate (pool, 64 << 10, 0, &error);
+
+      g_assert_no_error (error);
+      if (g_atomic_int_get (&done))
+        break;
+      g_assert_false (g_ptr_array_find (busy, p, NULL));
+      p[0] = (guint8) i;
+      g_ptr_array_add (busy, p);
+      g_assert_true (ds_memory_resource_deallocate_async (pool, p, 64 << 10, 0, &order, NULL));
+    }
+  g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
+  g_assert_true (ds_test_wait_until (g_atomic_int_get (&done), 5000));
+  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (stream));
+
+  /* Idle now: the blocks come back, checked every few releases. */
+  before = ds_test_pool_stats (pool);
+  for (i = 0; i < 400; i++)
+    {
+      guint8 *p = ds_memory_resource_allocate (pool, 64 << 10, 0, &error);
+
+      g_assert_no_error (error);
+      reused += g_ptr_array_find (busy, p, NULL);
+      p[0] = 1;
+      g_assert_true (ds_memory_resource_deallocate_async (pool, p, 64 << 10, 0, &order, NULL));
+    }
+  after = ds_test_pool_stats (pool);
+  g_test_message ("reused %u of 400; CUDA calls %" G_GUINT64_FORMAT "; upstream %" G_GUINT64_FORMAT
+                  "; held %" G_GUINT64_FORMAT " B", reused,
+                  ds_test_pool_cuda_calls (&after) - ds_test_pool_cuda_calls (&before),
+                  after.upstream_allocations, after.bytes_held);
+  g_assert_cmpuint (reused, >, 300);
+  g_assert_cmpuint (10 * (ds_test_pool_cuda_calls (&after) - ds_test_pool_cuda_calls (&before)), <=, 3 * 400);
+  g_assert_cmpuint (after.upstream_allocations, <=, before.upstream_allocations + 4);
+  ds_test_pool_assert_within_bound (pool);
+
+  ds_test_stream_free (stream);
+  g_assert_finalize_object (pool);
+  ds_test_pool_reset_policies ();
+}
+
+static void
+test_cuda_destroyed_stream (Fixture       *f,
+                            gconstpointer  user_data)
+{
+  cudaStream_t s1, s2;
+  DsAccessOrder o1, o2;
+  g_autoptr(GError) error = NULL;
+  gint done = 0;
+  gpointer p, q;
+
+  g_test_summary ("A stream destroyed while it has pending releases: its "
+                  "blocks are not handed to a new stream (even one that gets "
+                  "the same handle) before its work is done, and are reused "
+                  "once it is");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_test_pool_reset_policies ();
+
+  s1 = ds_test_stream_new ();
+  ds_access_order_init_stream (&o1, s1, -1);
+
+  /* 2 s: long enough that the old stream is still busy below even under
+   * compute-sanitizer, which slows every CUDA call down. */
+  ds_test_stream_sleep (s1, 2000, &done);
+  p = ds_memory_resource_allocate_async (f->pool, 8192, 0, &o1, &error);
+  g_assert_no_error (error);
+  g_assert_true (ds_memory_resource_deallocate_async (f->pool, p, 8192, 0, &o1, &error));
+  DS_TEST_CUDA_CHECK (cudaStreamDestroy (s1));
+
+  s2 = ds_test_stream_new ();
+  ds_access_order_init_stream (&o2, s2, -1);
+  g_test_message ("old handle %p, new handle %p", (void *) s1, (void *) s2);
+  g_assert_cmpuint (ds_access_order_get_stream_id (&o1), !=, 0);
+  g_assert_cmpuint (ds_access_order_get_stream_id (&o1), !=, ds_access_order_get_stream_id (&o2));
+
+  q = ds_memory_resource_allocate_async (f->pool, 8192, 0, &o2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
+  g_assert_true (q != p);
+  ds_memory_resource_deallocate_async (f->pool, q, 8192, 0, &o2, NULL);
+
+  /* The old stream's work finishes; its event with it. */
+  g_assert_true (ds_test_wait_until (g_atomic_int_get (&done), 5000));
+  DS_TEST_CUDA_CHECK (cudaDeviceSynchronize ());
+  {
+    gpointer a = ds_memory_resource_allocate (f->pool, 8192, 0, &error);
+    gpointer b = ds_memory_resource_allocate (f->pool, 8192, 0, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (a == p || b == p);
+    ds_memory_resource_deallocate (f->pool, a, 8192, 0);
+    ds_memory_resource_deallocate (f->pool, b, 8192, 0);
+  }
+  g_assert_cmpuint (ds_test_pool_stats (f->pool).upstream_allocations, ==, 2);
+
+  ds_test_stream_free (s2);
+}
+
+static void
+test_cuda_release_batch (void)
+{
+  DsTestResource *ups[3];
+  DsMemoryResource *pools[3];
+  static const DsMemoryKind kinds[3] = {
+    DS_MEMORY_KIND_PINNED, DS_MEMORY_KIND_DEVICE, DS_MEMORY_KIND_MANAGED,
+  };
+  cudaStream_t stream;
+  DsAccessOrder order;
+  gint done = 0;
+  guint round, i, k;
+
+  g_test_summary ("A release of many blocks of three kinds in one stream's "
+                  "order records one event in all; under the query-idle "
+                  "policy an idle stream records none; the adaptive policy "
+                  "stops asking after it found the stream busy");
+
+  DS_TEST_REQUIRE_CUDA ();
+
+  for (k = 0; k < 3; k++)
+    {
+      ups[k] = ds_test_resource_new (kinds[k], FALSE);
+      pools[k] = ds_pool_resource_new (DS_MEMORY_RESOURCE (ups[k]));
+    }
+  stream = ds_test_stream_new ();
+  ds_access_order_init_stream (&order, stream, -1);
+
+  /* 0: record; 1: query-idle, idle; 2: query-idle, busy; 3: adaptive,
+   * busy (asks, records); 4: adaptive, idle but busy last time (records
+   * without asking). */
+  for (round = 0; round < 5; round++)
+    {
+      DsFenceReleasePolicy policy = round == 0 ? DS_FENCE_RELEASE_RECORD :
+                                   round <= 2 ? DS_FENCE_RELEASE_QUERY_IDLE :
+                                   DS_FENCE_RELEASE_ADAPTIVE;
+      gpointer blocks[3][4];
+      DsFenceBatch batch;
+      guint64 before_events = 0, after_events = 0, before_queries = 0, after_queries = 0;
+
+      ds_fence_set_policies (policy, DS_FENCE_CROSS_STREAM_QUERY);
+      if (round == 2 || round == 3)
+        ds_test_stream_sleep (stream, 200, &done);
+      else
+        DS_TEST_CUDA_CHECK (cudaStreamSynchronize (stream));
+
+      for (k = 0; k < 3; k++)
+        {
+          DsPoolStats s = ds_test_pool_stats (pools[k]);
+
+          before_events += s.events_recorded;
+          before_queries += s.event_queries;
+          for (i = 0; i < 4; i++)
+            {
+              g_autoptr(GError) error = NULL;
+
+              blocks[k][i] = ds_memory_resource_allocate_async (pools[k], 4096 << i, 0, &order, &error);
+              g_assert_no_error (error);
+            }
+        }
+
+      ds_fence_batch_init (&batch);
+      for (k = 0; k < 3; k++)
+        for (i = 0; i < 4; i++)
+          g_assert_true (ds_fence_batch_deallocate (&batch, pools[k], blocks[k][3 - i],
+                                                    4096 << (3 - i), 16, &order, NULL));
+      ds_fence_batch_finish (&batch);
+
+      for (k = 0; k < 3; k++)
+        {
+          DsPoolStats s = ds_test_pool_stats (pools[k]);
+
+          after_events += s.events_recorded;
+          after_queries += s.event_queries;
+        }
+
+      g_test_message ("round %u: %" G_GUINT64_FORMAT " event(s), %" G_GUINT64_FORMAT " query(ies)",
+                      round, after_events - before_events, after_queries - before_queries);
+      if (round == 0)
+        g_assert_cmpuint (after_events - before_events, ==, 1);
+      else if (round == 1)
+        {
+          g_assert_cmpuint (after_events - before_events, ==, 0);
+          g_assert_cmpuint (after_queries - before_queries, ==, 1);
+        }
+      else if (round == 4)
+        {
+          g_assert_cmpuint (after_events - before_events, ==, 1);
+          g_assert_cmpuint (after_queries - before_queries, ==, 0);
+        }
+      else
+        g_assert_cmpuint (after_events - before_events, ==, 1);
+    }
+
+  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (stream));
+  ds_test_pool_reset_policies ();
+  ds_test_stream_free (stream);
+  for (k = 0; k < 3; k++)
+    {
+      g_assert_finalize_object (pools[k]);
+      ds_test_resource_assert_clean (ups[k]);
+      g_object_unref (ups[k]);
+    }
+}
+
+static void
+test_cuda_trim_pending (Fixture       *f,
+                        gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  gint done = 0;
+  gpointer p, h;
+  DsPoolStats s;
+
+  g_test_summary ("trim gives back what no stream uses any more and keeps "
+                  "what a busy stream may still use, without waiting");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_test_pool_reset_policies ();
+
+  ds_test_stream_sleep (f->stream, 400, &done);
+  p = ds_memory_resource_allocate_async (f->pool, 16384, 0, &f->order, &error);
+  h = ds_memory_resource_allocate (f->pool, 32768, 0, &error);
+  g_assert_no_error (error);
+  ds_memory_resource_deallocate_async (f->pool, p, 16384, 0, &f->order, NULL);
+  ds_memory_resource_deallocate (f->pool, h, 32768, 0);
+
+  g_assert_cmpuint (ds_pool_resource_trim (DS_POOL_RESOURCE (f->pool)), ==, 32768);
+  g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
+  g_assert_cmpuint (ds_test_resource_get_n_live (f->up), ==, 1);
+  s = ds_test_pool_stats (f->pool);
+  g_assert_cmpuint (s.event_waits, ==, 0);
+  g_assert_cmpuint (s.bytes_cached, ==, 16384);
+
+  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (f->stream));
+  g_assert_cmpuint (ds_pool_resource_trim (DS_POOL_RESOURCE (f->pool)), ==, 16384);
+  ds_test_resource_assert_clean (f->up);
+}
+
+static void
+test_cuda_finalize_pending (Fixture       *f,
+                            gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  gint done = 0;
+  gpointer p;
+
+  g_test_summary ("Finalizing a pool with blocks pending on a busy stream "
+                  "waits for that stream's work before giving them back");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_test_pool_reset_policies ();
+
+  ds_test_stream_sleep (f->stream, 300, &done);
+  p = ds_memory_resource_allocate_async (f->pool, 16384, 0, &f->order, &error);
+  g_assert_no_error (error);
+  ds_memory_resource_deallocate_async (f->pool, p, 16384, 0, &f->order, NULL);
+  g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
+
+  g_assert_finalize_object (g_steal_pointer (&f->pool));
+  g_assert_cmpint (g_atomic_int_get (&done), ==, 1);
+  ds_test_resource_assert_clean (f->up);
+}
+
+static void
+test_cuda_bound_reuses_pending (Fixture       *f,
+                                gconstpointer  user_data)
+{
+  cudaStream_t s1, s2, s3;
+  DsAccessOrder o1, o2, o3;
+  g_autoptr(GError) error = NULL;
+  gint done1 = 0, done2 = 0, after = 0;
+  gpointer p, q, r, h;
+  DsPoolStats s;
+
+  g_test_summary ("At twice the peak demand, a request reuses a block still "
+                  "pending on another stream (its stream waits; host order "
+                  "blocks) instead of giving it back and taking a new one");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_test_pool_reset_policies ();
+
+  s1 = ds_test_stream_new ();
+  s2 = ds_test_stream_new ();
+  s3 = ds_test_stream_new ();
+  ds_access_order_init_stream (&o1, s1, -1);
+  ds_access_order_init_stream (&o2, s2, -1);
+  ds_access_order_init_stream (&o3, s3, -1);
+
+  ds_test_stream_sleep (s1, 400, &done1);
+  ds_test_stream_sleep (s2, 600, &done2);
+
+  /* Peak demand: one 64 KiB block; the bound: two. */
+  p = ds_memory_resource_allocate_async (f->pool, 65536, 0, &o1, &error);
+  g_assert_no_error (error);
+  ds_memory_resource_deallocate_async (f->pool, p, 65536, 0, &o1, NULL);
+  q = ds_memory_resource_allocate_async (f->pool, 65536, 0, &o2, &error);
+  g_assert_no_error (error);
+  g_assert_true (q != p);
+  ds_memory_resource_deallocate_async (f->pool, q, 65536, 0, &o2, NULL);
+  g_assert_cmpuint (ds_test_pool_stats (f->pool).upstream_allocations, ==, 2);
+
+  /* A third stream: both blocks pending, no room for a third. */
+  r = ds_memory_resource_allocate_async (f->pool, 65536, 0, &o3, &error);
+  g_assert_no_error (error);
+  g_assert_true (r == p || r == q);
+  s = ds_test_pool_stats (f->pool);
+  g_assert_cmpuint (s.upstream_allocations, ==, 2);
+  g_assert_cmpuint (s.upstream_deallocations, ==, 0);
+  g_assert_cmpuint (s.stream_waits, ==, 1);
+  g_assert_cmpuint (s.event_waits, ==, 0);
+  ds_test_stream_set_flag (s3, &after);
+  g_usleep (100 * G_TIME_SPAN_MILLISECOND);
+  g_assert_cmpint (g_atomic_int_get (&after), ==, 0);
+  g_assert_cmpint (g_atomic_int_get (&done1), ==, 0);
+
+  /* Host order (demand back to one block): blocks until the oldest
+   * pending release (q's, on s2) completes, and reuses q. */
+  ds_memory_resource_deallocate_async (f->pool, r, 65536, 0, &o3, NULL);
+  h = ds_memory_resource_allocate (f->pool, 65536, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (h == q);
+  g_assert_cmpint (g_atomic_int_get (&done2), ==, 1);
+  s = ds_test_pool_stats (f->pool);
+  g_assert_cmpuint (s.upstream_allocations, ==, 2);
+  g_assert_cmpuint (s.upstream_deallocations, ==, 0);
+  g_assert_cmpuint (s.event_waits, ==, 1);
+  ds_test_pool_assert_within_bound (f->pool);
+
+  ds_memory_resource_deallocate (f->pool, h, 65536, 0);
+  ds_test_stream_free (s1);
+  ds_test_stream_free (s2);
+  ds_test_stream_free (s3);
+  g_assert_cmpint (g_atomic_int_get (&after), ==, 1);
+}
+
+static void
+test_cuda_stream_states (Fixture       *f,
+                         gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  guint before, i;
+
+  g_test_summary ("Stream states of streams that come and go are dropped once "
+                  "nothing they released is pending");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_test_pool_reset_policies ();
+
+  before = ds_stream_state_count ();
+
+  for (i = 0; i < 200; i++)
+    {
+      cudaStream_t stream = ds_test_stream_new ();
+      DsAccessOrder order;
+      gpointer p;
+
+      ds_access_order_init_stream (&order, stream, -1);
+      p = ds_memory_resource_allocate_async (f->pool, 512, 0, &order, &error);
+      g_assert_no_error (error);
+      ds_memory_resource_deallocate_async (f->pool, p, 512, 0, &order, NULL);
+      ds_test_stream_free (stream);
+      /* Another request picks the block up (its stream is gone, its event
+       * has completed), dropping the last reference to the state. */
+      p = ds_memory_resource_allocate (f->pool, 512, 0, &error);
+      g_assert_no_error (error);
+      ds_memory_resource_deallocate (f->pool, p, 512, 0);
+    }
+
+  g_assert_cmpuint (ds_stream_state_count (), <=, before + 8);
+  g_assert_cmpuint (ds_test_pool_stats (f->pool).upstream_allocations, ==, 1);
+}
+
+#endif /* HAVE_CUDA */
+
+int
+main (int    argc,
+      char **argv)
+{
+  ds_test_init (&argc, &argv);
+
+  /* On the fixture: a pool over a recording device-kind upstream, with a
+   * stream (STREAM) or without. */
+#define ADD(path, flags, func) \
+  ds_test_add_gpu_pool ("/Ds/PoolResource/cuda/" path, DS_MEMORY_KIND_DEVICE, flags, func)
+#define STREAM DS_TEST_FIXTURE_STREAM
+
+  ADD ("same-stream", STREAM, test_cuda_same_stream);
+  ADD ("lazy/same-stream", STREAM, test_cuda_lazy_same_stream);
+  ds_test_add_gpu_func ("/Ds/PoolResource/cuda/lazy/host-reuse", test_cuda_lazy_host_reuse);
+  ADD ("legacy-stream", 0, test_cuda_legacy_stream);
+  ADD ("cross-stream/query", 0, test_cuda_cross_stream_query);
+  ADD ("cross-stream/wait", 0, test_cuda_cross_stream_wait);
+  ADD ("destroyed-stream", 0, test_cuda_destroyed_stream);
+  ds_test_add_gpu_func ("/Ds/PoolResource/cuda/release-batch", test_cuda_release_batch);
+  ADD ("trim-pending", STREAM, test_cuda_trim_pending);
+  ADD ("finalize-pending", STREAM, test_cuda_finalize_pending);
+  ADD ("bound-reuses-pending", 0, test_cuda_bound_reuses_pending);
+  ADD ("stream-states", 0, test_cuda_stream_states);
+
+#undef ADD
+#undef STREAM
+
+  return g_test_run ();
+}

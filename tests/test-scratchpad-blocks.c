@@ -1,0 +1,604 @@
+/* test-scratchpad-blocks.c: DsScratchpad, the blocks it takes from its
+ * upstream resources and gives back
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Growth, release, statistics and upstream failures, for every kind, on
+ * recording upstream resources (DsTestScratchpadFixture): no GPU needed.
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "ds-test-fixtures.h"
+
+#define KiB ((gsize) 1024)
+
+typedef DsTestScratchpadFixture Fixture;
+
+static const char * const kind_names[] = { "host", "pinned", "device", "managed" };
+
+/* Growth --------------------------------------------------------------------- */
+
+static void
+test_growth (Fixture       *f,
+             gconstpointer  user_data)
+{
+  guint kind;
+
+  g_test_summary ("First block 64 KiB, then ×2; a request larger than the "
+                  "next block gets the smallest doubling that fits; an exact "
+                  "fit takes no larger block; the old tail is abandoned");
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      DsTestResource *r = f->res[kind];
+      DsTestCall call;
+      gpointer p;
+
+      g_assert_cmpuint (ds_scratchpad_get_initial_size (f->sp, kind), ==, 64 * KiB);
+
+      ds_test_scratchpad_alloc_ok (f, kind, 1, 16);
+      call = ds_test_resource_get_call (r, 0);
+      g_assert_cmpuint (call.size, ==, 64 * KiB);
+
+      ds_test_scratchpad_alloc_ok (f, kind, 64 * KiB, 16);
+      call = ds_test_resource_get_call (r, 1);
+      g_assert_cmpuint (call.size, ==, 128 * KiB);
+
+      /* The tail of the first block is not reused. */
+      p = ds_test_scratchpad_alloc_ok (f, kind, 16, 16);
+      g_assert_true ((guintptr) p >= (guintptr) call.ptr &&
+                     (guintptr) p < (guintptr) call.ptr + call.size);
+
+      ds_test_scratchpad_alloc_ok (f, kind, 300000, 16);
+      call = ds_test_resource_get_call (r, 2);
+      g_assert_cmpuint (call.size, ==, 512 * KiB);
+
+      ds_test_scratchpad_alloc_ok (f, kind, 512 * KiB, 16);
+      call = ds_test_resource_get_call (r, 3);
+      g_assert_cmpuint (call.size, ==, 1024 * KiB);
+
+      ds_test_scratchpad_alloc_ok (f, kind, 2048 * KiB, 16);
+      call = ds_test_resource_get_call (r, 4);
+      g_assert_cmpuint (call.size, ==, 2048 * KiB);
+
+      g_assert_cmpuint (ds_test_resource_get_n_calls (r), ==, 5);
+      g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, 5);
+      g_assert_cmpuint (ds_scratchpad_get_reserved (f->sp, kind), ==,
+                        (64 + 128 + 512 + 1024 + 2048) * KiB);
+    }
+}
+
+static void
+test_bump_no_upstream (Fixture       *f,
+                       gconstpointer  user_data)
+{
+  guint kind, i;
+
+  g_test_summary ("Allocations that fit the current block make no upstream "
+                  "call (and no CUDA call)");
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      ds_test_scratchpad_alloc_ok (f, kind, 8, 16);
+      g_assert_cmpuint (ds_test_resource_get_n_calls (f->res[kind]), ==, 1);
+
+      ds_test_cuda_spy_reset ();
+      for (i = 0; i < 1000; i++)
+        {
+          g_autoptr(GError) error = NULL;
+
+          g_assert_nonnull (ds_scratchpad_alloc (f->sp, kind, 32, 16, &error));
+          g_assert_nonnull (ds_scratchpad_iface_alloc (DS_SCRATCHPAD_IFACE (f->sp),
+                                                       kind, 16, 16, &error));
+        }
+      ds_test_assert_no_cuda_calls ();
+      g_assert_cmpuint (ds_test_resource_get_n_calls (f->res[kind]), ==, 1);
+      g_assert_cmpuint (ds_scratchpad_get_n_allocations (f->sp, kind), ==, 2001);
+    }
+}
+
+static void
+check_initial_sizes (DsScratchpad   *sp,
+                     DsTestResource *res[],
+                     const gsize     expected[])
+{
+  guint kind;
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *name = g_strdup_printf ("initial-size-%s", kind_names[kind]);
+      guint64 value = 0;
+
+      g_assert_cmpuint (ds_scratchpad_get_initial_size (sp, kind), ==, expected[kind]);
+      g_object_get (sp, name, &value, NULL);
+      g_assert_cmpuint (value, ==, expected[kind]);
+
+      if (res == NULL)
+        continue;
+
+      g_assert_nonnull (ds_scratchpad_alloc (sp, kind, 1, 1, &error));
+      g_assert_no_error (error);
+      g_assert_nonnull (ds_scratchpad_alloc (sp, kind, expected[kind], 1, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (ds_test_resource_get_n_calls (res[kind]), ==, 2);
+      g_assert_cmpuint (ds_test_resource_get_call (res[kind], 0).size, ==, expected[kind]);
+      g_assert_cmpuint (ds_test_resource_get_call (res[kind], 1).size, ==, 2 * expected[kind]);
+    }
+}
+
+static void
+test_initial_sizes_properties (Fixture       *f,
+                               gconstpointer  user_data)
+{
+  DsScratchpad *sp;
+  static const gsize expected[] = { 4 * KiB, 8 * KiB, 65536, 1000 };
+
+  g_test_summary ("initial-size-* properties set the first block of each "
+                  "kind; 0 means 64 KiB; the property reads back the size "
+                  "in use");
+
+  g_clear_object (&f->sp);
+  sp = g_object_new (DS_TYPE_SCRATCHPAD,
+                     "device-order", f->host,
+                     "host-resource", f->res[0],
+                     "pinned-resource", f->res[1],
+                     "device-resource", f->res[2],
+                     "managed-resource", f->res[3],
+                     "initial-size-host", (guint64) 4 * KiB,
+                     "initial-size-pinned", (guint64) 8 * KiB,
+                     "initial-size-device", (guint64) 0,
+                     "initial-size-managed", (guint64) 1000,
+                     NULL);
+  check_initial_sizes (sp, f->res, expected);
+  g_assert_finalize_object (sp);
+}
+
+static void
+test_initial_sizes_new_full (void)
+{
+  g_autoptr(DsTestResource) host = ds_test_resource_new (DS_MEMORY_KIND_HOST, FALSE);
+  g_autoptr(DsAccessOrder) order = ds_access_order_new_host ();
+  static const gsize sizes[] = { 2 * KiB, 3 * KiB, 5 * KiB, 7 * KiB };
+  static const gsize zeros[] = { 0, 0, 0, 0 };
+  static const gsize defaults[] = { 65536, 65536, 65536, 65536 };
+  DsScratchpad *sp;
+  gpointer p;
+  g_autoptr(GError) error = NULL;
+
+  g_test_summary ("ds_scratchpad_new_full's initial_sizes set each kind's "
+                  "first block (0 or NULL = 64 KiB); host memory comes from "
+                  "the default host resource");
+
+  ds_memory_resource_set_default (DS_MEMORY_KIND_HOST, -1, DS_MEMORY_RESOURCE (host));
+
+  sp = ds_scratchpad_new_full (order, NULL, NULL, sizes);
+  check_initial_sizes (sp, NULL, sizes);
+  p = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 1, 1, &error);
+  g_assert_no_error (error);
+  g_assert_true (ds_test_resource_owns (host, p, 1));
+  g_assert_cmpuint (ds_test_resource_get_call (host, 0).size, ==, 2 * KiB);
+  g_assert_finalize_object (sp);
+
+  sp = ds_scratchpad_new_full (order, NULL, NULL, zeros);
+  check_initial_sizes (sp, NULL, defaults);
+  g_assert_finalize_object (sp);
+
+  sp = ds_scratchpad_new_full (order, NULL, NULL, NULL);
+  check_initial_sizes (sp, NULL, defaults);
+  g_assert_finalize_object (sp);
+
+  sp = ds_scratchpad_new (NULL);
+  check_initial_sizes (sp, NULL, defaults);
+  g_assert_finalize_object (sp);
+
+  ds_memory_resource_set_default (DS_MEMORY_KIND_HOST, -1, NULL);
+  ds_test_resource_assert_clean (host);
+}
+
+/* Release -------------------------------------------------------------------- */
+
+/* Fills every kind with several blocks. Returns the pointers of the blocks,
+ * per kind, in the order they were taken. */
+static void
+fill_all_kinds (Fixture *f,
+                guint    n_blocks)
+{
+  guint kind, i;
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    for (i = 0; i < n_blocks; i++)
+      ds_test_scratchpad_alloc_ok (f, kind, (64 * KiB) << i, 16);
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, n_blocks);
+}
+
+static void
+check_released (Fixture  *f,
+                guint     n_blocks,
+                gboolean  expect_async,
+                const DsAccessOrder *orders[DS_N_MEMORY_KINDS])
+{
+  guint kind, i;
+  guint64 last_seq_of_kind[DS_N_MEMORY_KINDS] = { 0, };
+  guint64 first_seq_of_kind[DS_N_MEMORY_KINDS] = { 0, };
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      DsTestResource *r = f->res[kind];
+      guint n = ds_test_resource_get_n_calls (r);
+
+      /* Each block back once, exactly as taken, newest first. */
+      ds_test_resource_assert_clean (r);
+      g_assert_cmpuint (n, ==, 2 * n_blocks);
+      for (i = 0; i < n_blocks; i++)
+        {
+          DsTestCall alloc = ds_test_resource_get_call (r, n_blocks - 1 - i);
+          DsTestCall dealloc = ds_test_resource_get_call (r, n_blocks + i);
+          gboolean async = expect_async && kind != DS_MEMORY_KIND_HOST;
+
+          g_assert_true (dealloc.ptr == alloc.ptr);
+          g_assert_cmpuint (dealloc.size, ==, alloc.size);
+          g_assert_cmpuint (dealloc.alignment, ==, alloc.alignment);
+          g_assert_cmpint (dealloc.op, ==, async ? DS_TEST_OP_DEALLOCATE_ASYNC
+                                                 : DS_TEST_OP_DEALLOCATE);
+          if (async)
+            {
+              g_assert_true (dealloc.has_order);
+              g_assert_true (ds_access_order_equal (&dealloc.order, orders[kind]));
+            }
+          if (i == 0)
+            first_seq_of_kind[kind] = dealloc.seq;
+          last_seq_of_kind[kind] = dealloc.seq;
+        }
+
+      g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, 0);
+      g_assert_cmpuint (ds_scratchpad_get_reserved (f->sp, kind), ==, 0);
+      g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, 0);
+      g_assert_cmpuint (ds_scratchpad_get_n_allocations (f->sp, kind), ==, 0);
+    }
+
+  /* Kinds in the order host → pinned → device → managed. */
+  for (kind = 1; kind < DS_N_MEMORY_KINDS; kind++)
+    g_assert_cmpuint (last_seq_of_kind[kind - 1], <, first_seq_of_kind[kind]);
+}
+
+static void
+test_release_all (Fixture       *f,
+                  gconstpointer  user_data)
+{
+  g_test_summary ("ds_scratchpad_release gives every block back to its "
+                  "upstream once, with its size and alignment, newest first, "
+                  "kinds host → pinned → device → managed; host order means "
+                  "plain deallocate even for a stream-ordered upstream");
+
+  fill_all_kinds (f, 4);
+  ds_scratchpad_release (f->sp);
+  check_released (f, 4, FALSE, NULL);
+
+  /* Nothing is given back twice. */
+  ds_scratchpad_release (f->sp);
+  g_assert_cmpuint (ds_test_scratchpad_total_calls (f), ==, 4 * 8);
+}
+
+static void
+test_finalize_releases (Fixture       *f,
+                        gconstpointer  user_data)
+{
+  DsTestResource *res[DS_N_MEMORY_KINDS];
+  guint kind, i;
+
+  g_test_summary ("Finalizing a scratchpad releases exactly as "
+                  "ds_scratchpad_release does, and drops its references on "
+                  "the upstream resources");
+
+  fill_all_kinds (f, 3);
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    res[kind] = f->res[kind];
+
+  g_assert_finalize_object (g_steal_pointer (&f->sp));
+
+  /* check_released reads statistics: use a fresh scratchpad for those. */
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      guint n = ds_test_resource_get_n_calls (res[kind]);
+
+      ds_test_resource_assert_clean (res[kind]);
+      g_assert_cmpuint (n, ==, 6);
+      for (i = 0; i < 3; i++)
+        g_assert_true (ds_test_resource_get_call (res[kind], 3 + i).ptr ==
+                       ds_test_resource_get_call (res[kind], 2 - i).ptr);
+      /* Only the fixture's reference is left. */
+      g_assert_cmpuint (G_OBJECT (res[kind])->ref_count, ==, 1);
+    }
+  for (kind = 1; kind < DS_N_MEMORY_KINDS; kind++)
+    g_assert_cmpuint (ds_test_resource_get_call (res[kind - 1], 5).seq, <,
+                      ds_test_resource_get_call (res[kind], 3).seq);
+}
+
+static void
+test_release_usable_again (Fixture       *f,
+                           gconstpointer  user_data)
+{
+  guint cycle, kind;
+
+  g_test_summary ("After ds_scratchpad_release the scratchpad is empty and "
+                  "usable again; across many release/alloc cycles no pointer "
+                  "into a released block is handed out (DALI's stale bump "
+                  "pointer), and nothing accumulates");
+
+  for (cycle = 0; cycle < 200; cycle++)
+    {
+      guint n = 1 + cycle % 9;
+
+      for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+        {
+          guint i, allocs_before = ds_test_resource_count_allocs (f->res[kind]);
+          guint64 sum = 0;
+
+          for (i = 0; i < n; i++)
+            {
+              gsize size = 1 + g_test_rand_int_range (0, 30000);
+              gpointer p = ds_test_scratchpad_alloc_ok (f, kind, size, 1 << g_test_rand_int_range (0, 9));
+
+              memset (p, cycle & 0xff, size);
+              sum += size;
+            }
+          /* A released scratchpad takes fresh blocks. */
+          g_assert_cmpuint (ds_test_resource_count_allocs (f->res[kind]), >, allocs_before);
+          g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, sum);
+          g_assert_cmpuint (ds_scratchpad_get_n_allocations (f->sp, kind), ==, n);
+          g_assert_cmpuint (ds_scratchpad_get_reserved (f->sp, kind), ==,
+                            ds_test_resource_get_live_bytes (f->res[kind]));
+          g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==,
+                            ds_test_resource_get_n_live (f->res[kind]));
+        }
+
+      ds_scratchpad_release (f->sp);
+
+      for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+        {
+          ds_test_resource_assert_clean (f->res[kind]);
+          g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, 0);
+          g_assert_cmpuint (ds_scratchpad_get_reserved (f->sp, kind), ==, 0);
+          g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, 0);
+          g_assert_cmpuint (ds_scratchpad_get_n_allocations (f->sp, kind), ==, 0);
+        }
+    }
+}
+
+static void
+test_stats (Fixture       *f,
+            gconstpointer  user_data)
+{
+  guint kind;
+
+  g_test_summary ("Statistics: reserved = upstream bytes held, allocated = "
+                  "requested bytes, n_blocks, n_allocations (size 0 and "
+                  "failures not counted)");
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      ds_test_scratchpad_alloc_ok (f, kind, 10, 0);
+      ds_test_scratchpad_alloc_ok (f, kind, 20, 64);
+      g_assert_null (ds_scratchpad_alloc (f->sp, kind, 0, 0, NULL));
+      g_assert_null (ds_scratchpad_alloc (f->sp, kind, 10, 3, NULL));
+      ds_test_scratchpad_alloc_ok (f, kind, 100 * KiB, 16);
+
+      g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, 10 + 20 + 100 * KiB);
+      g_assert_cmpuint (ds_scratchpad_get_n_allocations (f->sp, kind), ==, 3);
+      g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, 2);
+      g_assert_cmpuint (ds_scratchpad_get_reserved (f->sp, kind), ==, (64 + 128) * KiB);
+      g_assert_cmpuint (ds_scratchpad_get_reserved (f->sp, kind), ==,
+                        ds_test_resource_get_live_bytes (f->res[kind]));
+    }
+}
+
+static void
+test_upstream_failure (Fixture       *f,
+                       gconstpointer  user_data)
+{
+  guint kind;
+
+  g_test_summary ("An upstream failure is a GError (DS_ERROR_OUT_OF_MEMORY "
+                  "here); the scratchpad keeps what it had, its current "
+                  "block still serves, and release returns each block once");
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      DsTestResource *r = f->res[kind];
+      g_autoptr(GError) error = NULL;
+      DsTestKindState before;
+      guint8 *a, *b;
+
+      /* First block. */
+      ds_test_resource_fail_next (r, 1);
+      g_assert_null (ds_scratchpad_alloc (f->sp, kind, 100, 16, &error));
+      g_assert_error (error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY);
+      g_assert_cmpstr (error->message, !=, "");
+      g_clear_error (&error);
+      g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, 0);
+      g_assert_cmpuint (ds_scratchpad_get_n_allocations (f->sp, kind), ==, 0);
+      g_assert_cmpuint (ds_scratchpad_get_reserved (f->sp, kind), ==, 0);
+
+      a = ds_test_scratchpad_alloc_ok (f, kind, 100, 16);
+      before = ds_test_scratchpad_kind_state (f, kind);
+
+      /* A new block. */
+      ds_test_resource_fail_next (r, 2);
+      g_assert_null (ds_scratchpad_alloc (f->sp, kind, 1 << 20, 16, &error));
+      g_assert_error (error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY);
+      g_clear_error (&error);
+      g_assert_null (ds_scratchpad_iface_alloc (DS_SCRATCHPAD_IFACE (f->sp), kind,
+                                                1 << 20, 16, &error));
+      g_assert_error (error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY);
+      g_clear_error (&error);
+      ds_test_assert_kind_state_equal (before, ds_test_scratchpad_kind_state (f, kind));
+
+      /* The current block still serves, right after the last allocation. */
+      b = ds_test_scratchpad_alloc_ok (f, kind, 100, 16);
+      g_assert_true (b == a + 112);
+      g_assert_cmpuint (ds_test_resource_count_allocs (r), ==, 1);
+
+      /* And growth goes on once the upstream recovers. */
+      ds_test_scratchpad_alloc_ok (f, kind, 1 << 20, 16);
+      g_assert_cmpuint (ds_test_resource_count_allocs (r), ==, 2);
+    }
+
+  ds_scratchpad_release (f->sp);
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      ds_test_resource_assert_clean (f->res[kind]);
+      g_assert_cmpuint (ds_test_resource_count_deallocs (f->res[kind]), ==, 2);
+    }
+}
+
+typedef struct
+{
+  DsScratchpad *sp;
+  guint         n_deallocs_seen;
+} FinalizeData;
+
+static gpointer
+finalize_in_thread (gpointer user_data)
+{
+  FinalizeData *data = user_data;
+
+  g_assert_finalize_object (data->sp);
+  return NULL;
+}
+
+static void
+test_finalize_other_thread (Fixture       *f,
+                            gconstpointer  user_data)
+{
+  FinalizeData data;
+  guint kind;
+
+  g_test_summary ("A scratchpad may be finalized on another thread than the "
+                  "one that used it: every block still goes back once");
+
+  fill_all_kinds (f, 2);
+  data.sp = g_steal_pointer (&f->sp);
+  g_thread_join (g_thread_new ("finalizer", finalize_in_thread, &data));
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      DsTestCall call = ds_test_resource_get_call (f->res[kind], 2);
+
+      ds_test_resource_assert_clean (f->res[kind]);
+      g_assert_cmpuint (ds_test_resource_count_deallocs (f->res[kind]), ==, 2);
+      g_assert_true (call.thread != g_thread_self ());
+    }
+}
+
+#define N_WORKERS 8
+
+typedef struct
+{
+  guint    id;
+  guint    n_bad;
+} WorkerData;
+
+static gpointer
+worker_thread (gpointer user_data)
+{
+  WorkerData *data = user_data;
+  g_autoptr(DsAccessOrder) host = ds_access_order_new_host ();
+  GRand *rand = g_rand_new_with_seed (data->id);
+  guint cycle;
+
+  for (cycle = 0; cycle < 200; cycle++)
+    {
+      DsScratchpad *sp = ds_scratchpad_new (cycle % 2 ? host : NULL);
+      guint8 *ptrs[16];
+      gsize sizes[16];
+      guint i, n = 1 + g_rand_int_range (rand, 0, 16);
+
+      for (i = 0; i < n; i++)
+        {
+          sizes[i] = 1 + g_rand_int_range (rand, 0, 40000);
+          ptrs[i] = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, sizes[i], 0, NULL);
+          memset (ptrs[i], (guint8) (data->id * 16 + i), sizes[i]);
+        }
+      g_thread_yield ();
+      for (i = 0; i < n; i++)
+        {
+          gsize j;
+
+          for (j = 0; j < sizes[i]; j++)
+            if (ptrs[i][j] != (guint8) (data->id * 16 + i))
+              {
+                data->n_bad++;
+                break;
+              }
+        }
+
+      if (cycle % 3 == 0)
+        ds_scratchpad_release (sp);
+      g_object_unref (sp);
+    }
+
+  g_rand_free (rand);
+  return NULL;
+}
+
+static void
+test_threads (void)
+{
+  GThread *threads[N_WORKERS];
+  WorkerData data[N_WORKERS];
+  guint i;
+
+  g_test_summary ("Many scratchpads on many threads share the default host "
+                  "resource: no memory is handed to two of them at once");
+
+  for (i = 0; i < N_WORKERS; i++)
+    {
+      data[i].id = i;
+      data[i].n_bad = 0;
+      threads[i] = g_thread_new ("worker", worker_thread, &data[i]);
+    }
+  for (i = 0; i < N_WORKERS; i++)
+    {
+      g_thread_join (threads[i]);
+      g_assert_cmpuint (data[i].n_bad, ==, 0);
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  ds_test_init (&argc, &argv);
+
+#define ADD(path, func) ds_test_add_scratchpad ("/Ds/Scratchpad/" path, 0, func)
+#define ADD_BOTH(path, func) \
+  G_STMT_START { \
+    ds_test_add_scratchpad ("/Ds/Scratchpad/" path "/sync-upstream", 0, func); \
+    ds_test_add_scratchpad ("/Ds/Scratchpad/" path "/stream-ordered-upstream", \
+                            DS_TEST_FIXTURE_STREAM_ORDERED, func); \
+  } G_STMT_END
+
+  ADD ("growth/doubling", test_growth);
+  ADD ("growth/bump-no-upstream", test_bump_no_upstream);
+  ADD ("growth/initial-size-properties", test_initial_sizes_properties);
+  g_test_add_func ("/Ds/Scratchpad/growth/initial-sizes-new-full", test_initial_sizes_new_full);
+  ADD_BOTH ("release/all", test_release_all);
+  ADD_BOTH ("release/finalize", test_finalize_releases);
+  ADD_BOTH ("release/usable-again", test_release_usable_again);
+  ADD ("release/finalize-other-thread", test_finalize_other_thread);
+  g_test_add_func ("/Ds/Scratchpad/threads/many-scratchpads", test_threads);
+  ADD ("stats", test_stats);
+  ADD_BOTH ("upstream-failure", test_upstream_failure);
+
+#undef ADD
+#undef ADD_BOTH
+
+  return g_test_run ();
+}
