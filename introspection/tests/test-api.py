@@ -38,7 +38,7 @@ STUB = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'overrides
 
 
 class TestWrongKindResources(DsTestCase):
-    """Finding 3 (the C side is in test-scratchpad)."""
+    """Finding 3 (the C side is in test-scratchpad-settings)."""
 
     def test_wrong_kind_is_an_error_at_first_allocation(self):
         pinned = RecordingResource(kind=PINNED)
