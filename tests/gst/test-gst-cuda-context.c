@@ -257,7 +257,11 @@ test_reuse_steady (void)
       g_assert_cmpint (cudaStreamSynchronize (stream), ==, cudaSuccess);
       g_assert_true (gst_cuda_context_pop (NULL));
 
-      if (unit == 0)
+      /* Pinned blocks go back in the stream's order and the host takes
+       * them again: with lazy fences the pool checks the stream every 8th
+       * release, so it rotates up to 9 blocks, all taken in the first
+       * units. Steady from then on. */
+      if (unit == 49)
         {
           pool_stats (ctx, DS_MEMORY_KIND_DEVICE, &dev_first);
           pool_stats (ctx, DS_MEMORY_KIND_PINNED, &pin_first);
@@ -265,11 +269,11 @@ test_reuse_steady (void)
     }
   pool_stats (ctx, DS_MEMORY_KIND_DEVICE, &dev_last);
   pool_stats (ctx, DS_MEMORY_KIND_PINNED, &pin_last);
-  g_test_message ("device pool after unit 1: %" G_GUINT64_FORMAT " upstream allocations, "
+  g_test_message ("device pool after unit 50: %" G_GUINT64_FORMAT " upstream allocations, "
                   "%" G_GUINT64_FORMAT " bytes held; after unit 200: %" G_GUINT64_FORMAT
                   ", %" G_GUINT64_FORMAT, dev_first.upstream_allocations, dev_first.bytes_held,
                   dev_last.upstream_allocations, dev_last.bytes_held);
-  g_test_message ("pinned pool after unit 1: %" G_GUINT64_FORMAT " upstream allocations, "
+  g_test_message ("pinned pool after unit 50: %" G_GUINT64_FORMAT " upstream allocations, "
                   "%" G_GUINT64_FORMAT " bytes held; after unit 200: %" G_GUINT64_FORMAT
                   ", %" G_GUINT64_FORMAT, pin_first.upstream_allocations, pin_first.bytes_held,
                   pin_last.upstream_allocations, pin_last.bytes_held);
@@ -277,6 +281,7 @@ test_reuse_steady (void)
   g_assert_cmpuint (dev_last.bytes_held, ==, dev_first.bytes_held);
   g_assert_cmpuint (pin_last.upstream_allocations, ==, pin_first.upstream_allocations);
   g_assert_cmpuint (pin_last.bytes_held, ==, pin_first.bytes_held);
+  g_assert_cmpuint (pin_last.upstream_allocations, <=, 9);
 
   g_assert_finalize_object (sp);
   stream_destroy (ctx, stream);
