@@ -26,6 +26,7 @@ ds_bench_plain_init (DsBenchPlain *self)
 {
 }
 
+/* One cache line each, so that no two workers share one. */
 struct _DsBenchWorker
 {
   DsBenchWorkerFunc  func;
@@ -34,7 +35,7 @@ struct _DsBenchWorker
   const gint        *go;
   const gint        *stop;
   guint64            lifecycles;
-};
+} __attribute__ ((aligned (64)));
 
 static gpointer
 worker_thread (gpointer data)

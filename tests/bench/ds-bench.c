@@ -22,7 +22,7 @@ const DsBenchTemp ds_bench_four_kind[8] = {
 #include <string.h>
 #include <time.h>
 
-gpointer volatile ds_bench_sink;
+_Thread_local gpointer volatile ds_bench_sink;
 
 static double time_scale = 1.0;
 

@@ -49,8 +49,10 @@ typedef struct
 extern const DsBenchTemp ds_bench_four_kind[8];
 
 /* Where the timed bodies keep what they allocate, so that no call is
- * optimized away. */
-extern gpointer volatile ds_bench_sink;
+ * optimized away.  One per thread: a single shared sink written by every
+ * worker of bench-threads would bounce its cache line between cores and
+ * measure that instead of ds. */
+extern _Thread_local gpointer volatile ds_bench_sink;
 
 /* A new scratchpad on a new order for @stream of @device: how a "new"
  * lifecycle starts (the order made each time, as a caller would). */
