@@ -7,8 +7,10 @@
  * current block, allocation is a pointer bump (ds_arena_try_bump: no lock,
  * no CUDA call, no type check). When the block cannot fit a request, a new
  * block comes from the upstream resource: the first has the initial size,
- * each next one doubles, and a larger request gets the smallest doubled
- * size that fits; the old block's tail is abandoned. ds_arena_release gives
+ * each next one doubles up to the growth ceiling (max_block_size, or the
+ * initial size if that is larger), and a larger request gets the smallest
+ * doubled size that fits, or a block of its own size when that is above
+ * the ceiling; the old block's tail is abandoned. ds_arena_release gives
  * every block back, newest first, with the size and alignment it was taken
  * with, exactly once, and leaves the arena empty and usable.
  *
@@ -55,6 +57,8 @@ typedef struct
 
   gsize         initial_size;
   gsize         next_size;
+  /* Blocks stop doubling at MAX (max_block_size, initial_size). */
+  gsize         max_block_size;
 
   DsArenaBlock *blocks;          /* inline_blocks, or the heap past them */
   guint         n_blocks;
@@ -64,7 +68,8 @@ typedef struct
 } DsArena;
 
 /* Initializes @arena (new, or emptied with ds_arena_clear ()) to bump in
- * @window, with a first block of @initial_size bytes. */
+ * @window, with a first block of @initial_size bytes and the default
+ * growth ceiling (DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE). */
 void     ds_arena_init    (DsArena              *arena,
                            _DsScratchpadWindow  *window,
                            gsize                 initial_size);

@@ -23,6 +23,14 @@ ds_arena_init (DsArena             *arena,
   arena->blocks_capacity = G_N_ELEMENTS (arena->inline_blocks);
   arena->initial_size = initial_size;
   arena->next_size = initial_size;
+  arena->max_block_size = DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE;
+}
+
+/* The size blocks stop doubling at. */
+static inline gsize
+ceiling (const DsArena *arena)
+{
+  return MAX (arena->max_block_size, arena->initial_size);
 }
 
 void
@@ -48,15 +56,19 @@ ds_arena_next_block_size (const DsArena *arena,
     return 0;
   needed = size + padding;
 
+  /* Double up to the ceiling; a request above it gets a block of its own
+   * size, and the next block is a ceiling-sized one again. */
   block = arena->next_size;
-  while (block < needed)
+  while (block < needed && block < ceiling (arena))
     {
       if (block > G_MAXSIZE / 2)
         return needed;
       block *= 2;
     }
+  if (block < needed)
+    return needed;
 
-  return block;
+  return MIN (block, MAX (ceiling (arena), needed));
 }
 
 gpointer
@@ -113,7 +125,7 @@ ds_arena_grow (DsArena              *arena,
   arena->blocks[arena->n_blocks].size = block_size;
   arena->n_blocks++;
   arena->reserved += block_size;
-  arena->next_size = block_size <= G_MAXSIZE / 2 ? block_size * 2 : block_size;
+  arena->next_size = block_size <= ceiling (arena) / 2 ? block_size * 2 : ceiling (arena);
   arena->n_allocations += arena->window->_n_allocations;
   arena->window->_n_allocations = 0;
   arena->window->_cur = (guintptr) block;

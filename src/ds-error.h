@@ -35,6 +35,9 @@ G_BEGIN_DECLS
  * @DS_ERROR_OUT_OF_MEMORY: the upstream resource could not provide the memory
  * @DS_ERROR_CUDA: any other CUDA runtime failure; the message names the CUDA
  *   error and the call that failed
+ * @DS_ERROR_DISPOSED: the object was disposed (`g_object_run_dispose()`, or
+ *   a binding's explicit teardown) and refuses further work; its memory and
+ *   resources were given back
  *
  * Error codes in the %DS_ERROR domain.
  */
@@ -45,6 +48,7 @@ typedef enum
   DS_ERROR_NO_DEVICE,
   DS_ERROR_OUT_OF_MEMORY,
   DS_ERROR_CUDA,
+  DS_ERROR_DISPOSED,
 } DsError;
 
 DS_AVAILABLE_IN_ALL

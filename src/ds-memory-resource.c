@@ -39,6 +39,23 @@ ds_memory_resource_default_init (DsMemoryResourceInterface *iface)
 {
 }
 
+/* A resource's own message speaks of what it did (a pool: the size class
+ * and alignment of its block); the caller is told about its own request
+ * first. */
+static void
+propagate_with_request (GError           **dest,
+                        GError            *src,
+                        DsMemoryResource  *self,
+                        gsize              size,
+                        gsize              alignment)
+{
+  char text[64];
+
+  g_propagate_prefixed_error (dest, src, "%s could not allocate %" G_GSIZE_FORMAT
+                              " bytes with %s: ", G_OBJECT_TYPE_NAME (self), size,
+                              ds_memory_alignment_text (text, alignment, 16));
+}
+
 /**
  * ds_memory_resource_get_kind: (virtual get_kind)
  * @self: a #DsMemoryResource
@@ -80,6 +97,9 @@ ds_memory_resource_allocate (DsMemoryResource  *self,
                              GError           **error)
 {
   DsMemoryResourceInterface *iface;
+  GError *local_error = NULL;
+  gsize alignment_as_passed = alignment;
+  gpointer ptr;
 
   g_return_val_if_fail (DS_IS_MEMORY_RESOURCE (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -87,12 +107,16 @@ ds_memory_resource_allocate (DsMemoryResource  *self,
   iface = DS_MEMORY_RESOURCE_GET_IFACE (self);
   g_return_val_if_fail (iface->allocate != NULL, NULL);
 
-  if (!ds_memory_check_size_alignment (size, &alignment, 16, error))
+  if (!ds_memory_check_size_alignment (size, &alignment, 16, 0, error))
     return NULL;
   if (size == 0)
     return NULL;
 
-  return iface->allocate (self, size, alignment, error);
+  ptr = iface->allocate (self, size, alignment, &local_error);
+  if (G_UNLIKELY (local_error != NULL))
+    propagate_with_request (error, local_error, self, size, alignment_as_passed);
+
+  return ptr;
 }
 
 /**
@@ -167,6 +191,9 @@ ds_memory_resource_allocate_async (DsMemoryResource     *self,
                                    GError              **error)
 {
   DsMemoryResourceInterface *iface;
+  GError *local_error = NULL;
+  gsize alignment_as_passed = alignment;
+  gpointer ptr;
 
   g_return_val_if_fail (DS_IS_MEMORY_RESOURCE (self), NULL);
   g_return_val_if_fail (order != NULL, NULL);
@@ -176,12 +203,16 @@ ds_memory_resource_allocate_async (DsMemoryResource     *self,
   if (iface->allocate_async == NULL)
     return ds_memory_resource_allocate (self, size, alignment, error);
 
-  if (!ds_memory_check_size_alignment (size, &alignment, 16, error))
+  if (!ds_memory_check_size_alignment (size, &alignment, 16, 0, error))
     return NULL;
   if (size == 0)
     return NULL;
 
-  return iface->allocate_async (self, size, alignment, order, error);
+  ptr = iface->allocate_async (self, size, alignment, order, &local_error);
+  if (G_UNLIKELY (local_error != NULL))
+    propagate_with_request (error, local_error, self, size, alignment_as_passed);
+
+  return ptr;
 }
 
 /**

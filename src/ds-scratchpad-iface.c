@@ -40,7 +40,7 @@ ds_scratchpad_iface_default_init (DsScratchpadIfaceInterface *iface)
  * Returns: (type guint64): the memory (an integer address in bindings);
  *   `NULL` (0) without an error for size 0; `NULL` with @error set on failure
  *   (%DS_ERROR_INVALID_ARGUMENT for a bad alignment, an overflowing size or
- *   an unknown kind)
+ *   an unknown kind; %DS_ERROR_DISPOSED from a disposed #DsScratchpad)
  */
 /* In parentheses: the name is also a macro (ds-scratchpad.h inlines the
  * bump when the instance is a DsScratchpad), and this is the function it

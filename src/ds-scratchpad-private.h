@@ -34,6 +34,8 @@ struct _DsScratchpad
   guint               self_scoped;
   /* Set by the first allocation: the settings are fixed from then on. */
   gboolean            in_use;
+  /* Set by dispose: every allocation is refused (DS_ERROR_DISPOSED). */
+  gboolean            disposed;
 
   /* UNSET device_order: the legacy default stream of the current device,
    * resolved at the first allocation that needs a device. UNSET dealloc
@@ -92,7 +94,9 @@ gboolean ds_scratchpad_set_order          (DsAccessOrder       *dest,
 gboolean ds_scratchpad_set_initial_size   (DsScratchpad        *self,
                                            DsMemoryKind         kind,
                                            guint64              size);
-/* The get/set_property vfuncs and the eleven properties. */
+gboolean ds_scratchpad_set_max_block_size_internal (DsScratchpad *self,
+                                                    guint64       size);
+/* The get/set_property vfuncs and the twelve properties. */
 void     ds_scratchpad_install_properties (GObjectClass        *object_class);
 
 

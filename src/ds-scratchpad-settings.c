@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The eleven properties of DESIGN §2 (orders, first block sizes,
- * resources): plain read-write properties, accepted until the scratchpad
+ * resources) and the growth ceiling: plain read-write properties, accepted until the scratchpad
  * first allocates and refused with a critical afterwards, which keeps
  * g_object_new () as cheap as for a GObject without properties; and what
  * they read back (the values in effect, defaults resolved).
@@ -29,6 +29,7 @@ enum {
   PROP_PINNED_RESOURCE,
   PROP_DEVICE_RESOURCE,
   PROP_MANAGED_RESOURCE,
+  PROP_MAX_BLOCK_SIZE,
   N_PROPS
 };
 
@@ -36,7 +37,7 @@ static GParamSpec *properties[N_PROPS];
 
 /* Plain read-write properties, accepted until the first allocation and
  * refused (with a critical) afterwards: construct properties would make
- * every g_object_new () set all eleven, which costs more than the rest of
+ * every g_object_new () set all twelve, which costs more than the rest of
  * making a scratchpad (see set_property ()). */
 #define SETTING_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS)
@@ -67,11 +68,29 @@ ds_scratchpad_set_initial_size (DsScratchpad *self,
                   guint64       size)
 {
   gsize s = size != 0 ? (gsize) MIN (size, (guint64) G_MAXSIZE / 2) : DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
+  gsize max_block_size = self->arenas[kind].max_block_size;
 
   if (self->arenas[kind].initial_size == s)
     return FALSE;
 
   ds_arena_init (&self->arenas[kind], &self->windows[kind], s);
+  self->arenas[kind].max_block_size = max_block_size;
+  return TRUE;
+}
+
+/* Sets the growth ceiling of every kind (0: the default); whether that
+ * changed it. Only before the first allocation. */
+gboolean
+ds_scratchpad_set_max_block_size_internal (DsScratchpad *self,
+                                           guint64       size)
+{
+  gsize s = size != 0 ? (gsize) MIN (size, (guint64) G_MAXSIZE) : DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE;
+
+  if (self->arenas[DS_MEMORY_KIND_HOST].max_block_size == s)
+    return FALSE;
+
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    self->arenas[kind].max_block_size = s;
   return TRUE;
 }
 
@@ -96,6 +115,9 @@ resource_in_effect (DsScratchpad *self,
     return self->resources[kind];
   if (self->upstream[kind] != NULL)
     return self->upstream[kind];
+  /* Disposed: no default would be used any more. */
+  if (self->disposed)
+    return NULL;
   if (kind == DS_MEMORY_KIND_HOST)
     return ds_default_resource_get_cached (kind, 0, NULL, &self_scoped, NULL);
   if (self->device_order.type == DS_ACCESS_ORDER_TYPE_UNSET || !ds_cuda_ensure_available (NULL))
@@ -138,6 +160,9 @@ ds_scratchpad_get_property (GObject    *object,
         g_value_set_object (value, resource_in_effect (self, prop_id - PROP_HOST_RESOURCE));
       }
       break;
+    case PROP_MAX_BLOCK_SIZE:
+      g_value_set_uint64 (value, self->arenas[DS_MEMORY_KIND_HOST].max_block_size);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -152,10 +177,11 @@ ds_scratchpad_set_property (GObject      *object,
   DsScratchpad *self = DS_SCRATCHPAD (object);
   gboolean changed;
 
-  if (self->in_use)
+  if (self->in_use || self->disposed)
     {
       g_critical ("The %s property of scratchpad %p cannot change once it has "
-                  "allocated; set it before the first allocation", pspec->name, self);
+                  "%s; set it before the first allocation", pspec->name, self,
+                  self->disposed ? "been disposed" : "allocated");
       return;
     }
 
@@ -185,6 +211,9 @@ ds_scratchpad_set_property (GObject      *object,
        * from Python gets a GError rather than a critical. */
       changed = g_set_object (&self->resources[prop_id - PROP_HOST_RESOURCE],
                               g_value_get_object (value));
+      break;
+    case PROP_MAX_BLOCK_SIZE:
+      changed = ds_scratchpad_set_max_block_size_internal (self, g_value_get_uint64 (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -235,7 +264,8 @@ ds_scratchpad_install_properties (GObjectClass *object_class)
   /**
    * DsScratchpad:initial-size-host:
    *
-   * The size of the first host block; each next one doubles. 0: 64 KiB.
+   * The size of the first host block; each next one doubles,
+   * up to [property@Ds.Scratchpad:max-block-size]. 0: 64 KiB.
    */
   properties[PROP_INITIAL_SIZE_HOST] =
     g_param_spec_uint64 ("initial-size-host", NULL, NULL,
@@ -245,7 +275,8 @@ ds_scratchpad_install_properties (GObjectClass *object_class)
   /**
    * DsScratchpad:initial-size-pinned:
    *
-   * The size of the first pinned block; each next one doubles. 0: 64 KiB.
+   * The size of the first pinned block; each next one doubles,
+   * up to [property@Ds.Scratchpad:max-block-size]. 0: 64 KiB.
    */
   properties[PROP_INITIAL_SIZE_PINNED] =
     g_param_spec_uint64 ("initial-size-pinned", NULL, NULL,
@@ -255,7 +286,8 @@ ds_scratchpad_install_properties (GObjectClass *object_class)
   /**
    * DsScratchpad:initial-size-device:
    *
-   * The size of the first device block; each next one doubles. 0: 64 KiB.
+   * The size of the first device block; each next one doubles,
+   * up to [property@Ds.Scratchpad:max-block-size]. 0: 64 KiB.
    */
   properties[PROP_INITIAL_SIZE_DEVICE] =
     g_param_spec_uint64 ("initial-size-device", NULL, NULL,
@@ -265,7 +297,8 @@ ds_scratchpad_install_properties (GObjectClass *object_class)
   /**
    * DsScratchpad:initial-size-managed:
    *
-   * The size of the first managed block; each next one doubles. 0: 64 KiB.
+   * The size of the first managed block; each next one doubles,
+   * up to [property@Ds.Scratchpad:max-block-size]. 0: 64 KiB.
    */
   properties[PROP_INITIAL_SIZE_MANAGED] =
     g_param_spec_uint64 ("initial-size-managed", NULL, NULL,
@@ -328,6 +361,22 @@ ds_scratchpad_install_properties (GObjectClass *object_class)
    */
   properties[PROP_MANAGED_RESOURCE] =
     g_param_spec_object ("managed-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
+                         SETTING_FLAGS);
+
+  /**
+   * DsScratchpad:max-block-size:
+   *
+   * The growth ceiling of every kind, in bytes: blocks double until they
+   * reach it (or the kind's initial size, if that is larger), and from
+   * then on each new block has this size; a request larger than the
+   * ceiling gets a block of its own size. It bounds what a scratchpad that
+   * is never released asks its upstream for at once. 0: the default,
+   * %DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE (64 MiB); %G_MAXUINT64: no
+   * ceiling (blocks always double). Reads back the value in effect.
+   */
+  properties[PROP_MAX_BLOCK_SIZE] =
+    g_param_spec_uint64 ("max-block-size", NULL, NULL,
+                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE,
                          SETTING_FLAGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);

@@ -81,14 +81,15 @@ ds_scratchpad_to_contiguous_device (DsScratchpad        *self,
                                     gpointer            *device_ptrs,
                                     GError             **error)
 {
-  gsize total = 0;
+  gsize total = 0, alignment_as_passed = alignment;
   guint8 *staging, *device;
+  char text[64];
 
   g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
   g_return_val_if_fail (n_arrays == 0 || (arrays != NULL && sizes != NULL), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!ds_memory_check_size_alignment (0, &alignment, DS_SCRATCHPAD_DEFAULT_ALIGNMENT, error))
+  if (!ds_memory_check_size_alignment (0, &alignment, DS_SCRATCHPAD_DEFAULT_ALIGNMENT, 0, error))
     return NULL;
 
   for (guint i = 0; i < n_arrays; i++)
@@ -97,8 +98,12 @@ ds_scratchpad_to_contiguous_device (DsScratchpad        *self,
 
       if (start < total || sizes[i] > G_MAXSIZE - start - alignment)
         {
-          g_set_error_literal (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
-                               "The arrays' total size overflows");
+          g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                       "The total size of the %u arrays with %s overflows at "
+                       "array %u (%" G_GSIZE_FORMAT " bytes)", n_arrays,
+                       ds_memory_alignment_text (text, alignment_as_passed,
+                                                 DS_SCRATCHPAD_DEFAULT_ALIGNMENT),
+                       i, sizes[i]);
           return NULL;
         }
       g_return_val_if_fail (arrays[i] != NULL || sizes[i] == 0, NULL);

@@ -21,7 +21,8 @@
  * finalized.
  *
  * Each kind has a monotonic arena: allocation inside the current block is
- * a pointer bump; a full block is followed by one twice as large, taken
+ * a pointer bump; a full block is followed by one twice as large, up to
+ * [property@Ds.Scratchpad:max-block-size] (64 MiB unless set), taken
  * from the kind's upstream [iface@Ds.MemoryResource] (by default the
  * process-wide pool of that kind for the device of
  * [property@Ds.Scratchpad:device-order]). Nothing is allocated, and no
@@ -50,6 +51,10 @@
  * In C, [method@Ds.Scratchpad.alloc] is inlined where it can: an
  * allocation that fits in the current block of its kind costs a few
  * instructions, with no call.
+ *
+ * After `g_object_run_dispose()` (or a binding's explicit teardown) the
+ * memory is given back and every allocation fails with
+ * %DS_ERROR_DISPOSED; [method@Ds.Scratchpad.release] stays safe to call.
  *
  * One scratchpad is used by one thread at a time. It may be finalized on
  * any thread: it switches to the device and driver context of its device
@@ -127,45 +132,29 @@ check_request (DsMemoryKind   kind,
                gsize         *alignment,
                GError       **error)
 {
-  if (!DS_MEMORY_KIND_IS_VALID (kind))
-    {
-      g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
-                   "Unknown memory kind %d", (int) kind);
-      return FALSE;
-    }
+  if (!ds_memory_check_kind (kind, error))
+    return FALSE;
 
-  return ds_memory_check_size_alignment (size, alignment,
-                                         DS_SCRATCHPAD_DEFAULT_ALIGNMENT, error);
+  /* Blocks are taken aligned to DS_ARENA_BLOCK_ALIGNMENT: a size that
+   * overflows once padded to that is refused here, in the caller's terms,
+   * rather than by the upstream in terms of a block the caller never
+   * asked for. */
+  return ds_memory_check_size_alignment (size, alignment, DS_SCRATCHPAD_DEFAULT_ALIGNMENT,
+                                         DS_ARENA_BLOCK_ALIGNMENT, error);
 }
 
-/* Everything but the bump: checks, lazy set-up, a new block. */
-G_GNUC_NO_INLINE static gpointer
-alloc_slow (DsScratchpad  *self,
-            DsMemoryKind   kind,
-            gsize          size,
-            gsize          alignment,
-            GError       **error)
+/* Sets up @kind if need be and takes a new block for the request. */
+static gpointer
+grow (DsScratchpad  *self,
+      DsMemoryKind   kind,
+      gsize          size,
+      gsize          alignment,
+      GError       **error)
 {
-  DsArena *arena;
+  DsArena *arena = &self->arenas[kind];
   DsCudaScope scope;
   const DsAccessOrder *order = NULL;
   gpointer ptr;
-
-  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  if (!check_request (kind, size, &alignment, error))
-    return NULL;
-  if (size == 0)
-    return NULL;
-
-  arena = &self->arenas[kind];
-  ptr = ds_arena_try_bump (arena, size, alignment);
-  if (ptr != NULL)
-    return ptr;
-
-  /* From here on, the settings are fixed. */
-  self->in_use = TRUE;
 
   if (kind == DS_MEMORY_KIND_HOST)
     {
@@ -195,6 +184,57 @@ alloc_slow (DsScratchpad  *self,
   return ptr;
 }
 
+/* Everything but the bump: checks, lazy set-up, a new block. Every error
+ * message names the request as the caller made it. */
+G_GNUC_NO_INLINE static gpointer
+alloc_slow (DsScratchpad  *self,
+            DsMemoryKind   kind,
+            gsize          size,
+            gsize          alignment,
+            GError       **error)
+{
+  gsize a = alignment;
+  GError *local_error = NULL;
+  gpointer ptr;
+  char text[64];
+
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_request (kind, size, &a, error))
+    return NULL;
+
+  if (G_UNLIKELY (self->disposed))
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_DISPOSED,
+                   "Cannot allocate %" G_GSIZE_FORMAT " bytes of %s memory with %s: "
+                   "scratchpad %p was disposed", size, ds_memory_kind_get_nick (kind),
+                   ds_memory_alignment_text (text, alignment, DS_SCRATCHPAD_DEFAULT_ALIGNMENT),
+                   (void *) self);
+      return NULL;
+    }
+
+  if (size == 0)
+    return NULL;
+
+  ptr = ds_arena_try_bump (&self->arenas[kind], size, a);
+  if (ptr != NULL)
+    return ptr;
+
+  /* From here on, the settings are fixed. */
+  self->in_use = TRUE;
+
+  ptr = grow (self, kind, size, a, &local_error);
+  if (G_UNLIKELY (ptr == NULL))
+    g_propagate_prefixed_error (error, local_error,
+                                "Cannot allocate %" G_GSIZE_FORMAT " bytes of %s memory with %s: ",
+                                size, ds_memory_kind_get_nick (kind),
+                                ds_memory_alignment_text (text, alignment,
+                                                          DS_SCRATCHPAD_DEFAULT_ALIGNMENT));
+
+  return ptr;
+}
+
 /**
  * ds_scratchpad_alloc: (skip)
  * @self: a #DsScratchpad
@@ -210,12 +250,18 @@ alloc_slow (DsScratchpad  *self,
  * with no lock, no CUDA call and no type check. Bindings use
  * [method@Ds.Scratchpad.alloc_block].
  *
+ * As everywhere in GLib, @error must be `NULL` or point to `NULL`: with
+ * an error already set the call is refused with a critical and returns
+ * `NULL`, even when the request would fit in the current block.
+ *
  * Returns: (transfer none) (nullable): the memory; `NULL` without an error
  *   for size 0; `NULL` with @error set on failure: %DS_ERROR_INVALID_ARGUMENT
  *   for a bad alignment, an overflowing size or an unknown kind,
+ *   %DS_ERROR_DISPOSED once the scratchpad was disposed (for any size),
  *   %DS_ERROR_NO_DEVICE without CUDA for the GPU kinds,
  *   %DS_ERROR_OUT_OF_MEMORY or %DS_ERROR_CUDA when the upstream fails (the
- *   scratchpad keeps what it had)
+ *   scratchpad keeps what it had). Messages name the size and alignment
+ *   as passed.
  */
 /* In parentheses: the name is also a macro (the inline bump of
  * ds-scratchpad.h), and this is the function it falls back to. */
@@ -226,7 +272,10 @@ gpointer
                        gsize          alignment,
                        GError       **error)
 {
-  if (G_LIKELY (self != NULL && DS_MEMORY_KIND_IS_VALID (kind) && size != 0))
+  /* With *error set, not even a bump succeeds: alloc_slow () refuses it
+   * (a critical), whether the request fits or not. */
+  if (G_LIKELY (self != NULL && DS_MEMORY_KIND_IS_VALID (kind) && size != 0 &&
+                (error == NULL || *error == NULL)))
     {
       gsize a = alignment != 0 ? alignment : DS_SCRATCHPAD_DEFAULT_ALIGNMENT;
 
@@ -268,8 +317,11 @@ gpointer
 {
   gsize size;
 
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
   if (G_UNLIKELY (!g_size_checked_mul (&size, element_size, n_elements)))
     {
+      g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
       g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
                    "%" G_GSIZE_FORMAT " elements of %" G_GSIZE_FORMAT
                    " bytes overflow", n_elements, element_size);
@@ -313,6 +365,9 @@ ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface)
  * While exports of its blocks are alive ([method@Ds.Block.export], made
  * for NumPy arrays, DLPack and the like), the release is refused with a
  * critical and the scratchpad keeps its memory.
+ *
+ * After the scratchpad was disposed, this gives back what exports kept
+ * alive at the time, if they are gone, and otherwise does nothing.
  */
 void
 ds_scratchpad_release (DsScratchpad *self)
@@ -444,6 +499,41 @@ ds_scratchpad_get_initial_size (DsScratchpad *self,
 }
 
 /**
+ * ds_scratchpad_get_max_block_size:
+ * @self: a #DsScratchpad
+ *
+ * The size past which blocks stop doubling; see
+ * [property@Ds.Scratchpad:max-block-size].
+ *
+ * Returns: the growth ceiling in bytes (the default resolved)
+ */
+guint64
+ds_scratchpad_get_max_block_size (DsScratchpad *self)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
+
+  return self->arenas[DS_MEMORY_KIND_HOST].max_block_size;
+}
+
+/**
+ * ds_scratchpad_set_max_block_size:
+ * @self: a #DsScratchpad
+ * @max_block_size: the growth ceiling in bytes; 0 for the default
+ *   (%DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE), %G_MAXUINT64 for none
+ *
+ * Sets [property@Ds.Scratchpad:max-block-size]. Like every setting, only
+ * before the first allocation: afterwards it is refused with a critical.
+ */
+void
+ds_scratchpad_set_max_block_size (DsScratchpad *self,
+                                  guint64       max_block_size)
+{
+  g_return_if_fail (DS_IS_SCRATCHPAD (self));
+
+  g_object_set (self, "max-block-size", max_block_size, NULL);
+}
+
+/**
  * ds_scratchpad_get_reserved:
  * @self: a #DsScratchpad
  * @kind: a memory kind
@@ -557,12 +647,27 @@ ds_scratchpad_dispose (GObject *object)
 {
   DsScratchpad *self = DS_SCRATCHPAD (object);
 
-  /* A scratchpad that never allocated has nothing to give back. */
-  if (self->in_use)
+  /* From now on every allocation is refused with DS_ERROR_DISPOSED, rather
+   * than going on with the default resources once the configured ones are
+   * dropped below. */
+  self->disposed = TRUE;
+
+  /* A scratchpad that never allocated has nothing to give back. While
+   * exports of its blocks are alive (g_object_run_dispose () with a NumPy
+   * array around), their memory stays, with the resource it came from,
+   * until the exports are gone: finalize () gives it back. */
+  if (self->in_use && g_atomic_int_get (&self->n_exports) == 0)
     ds_scratchpad_release (self);
 
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
+      if (self->arenas[kind].n_blocks != 0)
+        {
+          /* Kept for the exports: close the bump window, so that not even
+           * the inline bump of ds-scratchpad.h hands out more of it. */
+          self->windows[kind]._end = self->windows[kind]._cur;
+          continue;
+        }
       self->upstream[kind] = NULL;
       g_clear_object (&self->resources[kind]);
     }
@@ -574,9 +679,20 @@ static void
 ds_scratchpad_finalize (GObject *object)
 {
   DsScratchpad *self = DS_SCRATCHPAD (object);
+  gboolean held = FALSE;
+
+  /* Blocks kept at dispose for exports: each export held a reference, so
+   * they are all gone now. */
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    held |= self->arenas[kind].n_blocks != 0;
+  if (G_UNLIKELY (held))
+    ds_scratchpad_release (self);
 
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
-    ds_arena_clear (&self->arenas[kind]);
+    {
+      g_clear_object (&self->resources[kind]);
+      ds_arena_clear (&self->arenas[kind]);
+    }
 
   G_OBJECT_CLASS (ds_scratchpad_parent_class)->finalize (object);
 }
@@ -604,6 +720,7 @@ ds_scratchpad_init (DsScratchpad *self)
       self->arenas[kind].blocks_capacity = G_N_ELEMENTS (self->arenas[kind].inline_blocks);
       self->arenas[kind].initial_size = DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
       self->arenas[kind].next_size = DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
+      self->arenas[kind].max_block_size = DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE;
     }
 }
 

@@ -57,6 +57,36 @@ test_next_block_size (Fixture       *f,
 }
 
 static void
+test_next_block_size_ceiling (Fixture       *f,
+                              gconstpointer  user_data)
+{
+  const gsize MiB = 1024 * KiB;
+
+  g_test_summary ("Issue 12, finding 7: doubling stops at the ceiling "
+                  "(64 MiB by default); a request above it gets a block of "
+                  "its own size (with its padding), never a doubled one");
+
+  g_assert_cmpuint (f->arena.max_block_size, ==, DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE);
+  g_assert_cmpuint (DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE, ==, 64 * MiB);
+
+  /* 64 KiB first: a 40 MiB request doubles up to 64 MiB, not past it. */
+  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 40 * MiB, 16), ==, 64 * MiB);
+  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 64 * MiB, 16), ==, 64 * MiB);
+  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 64 * MiB + 1, 16), ==, 64 * MiB + 1);
+  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 100 * MiB, 4096), ==,
+                    100 * MiB + 4096 - DS_ARENA_BLOCK_ALIGNMENT);
+  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, (gsize) 12 << 30, 16), ==, (gsize) 12 << 30);
+
+  /* At the ceiling, it stays. */
+  f->arena.next_size = 64 * MiB;
+  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 1, 16), ==, 64 * MiB);
+  /* An initial size that does not double onto the ceiling: capped. */
+  f->arena.next_size = 48 * MiB;
+  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 50 * MiB, 16), ==, 64 * MiB);
+  f->arena.next_size = 64 * KiB;
+}
+
+static void
 test_growth (Fixture       *f,
              gconstpointer  user_data)
 {
@@ -464,6 +494,7 @@ main (int    argc,
 
   ADD ("empty", test_empty, 0);
   ADD ("next-block-size", test_next_block_size, 0);
+  ADD ("next-block-size-ceiling", test_next_block_size_ceiling, 0);
   ADD ("growth", test_growth, 0);
   ADD ("custom-initial-size", test_custom_initial_size, 1000);
   ADD ("stats", test_stats, 0);

@@ -131,6 +131,119 @@ check_initial_sizes (DsScratchpad   *sp,
     }
 }
 
+/* The sizes of the successful upstream allocations of @r, from call @from. */
+static GArray *
+upstream_block_sizes (DsTestResource *r,
+                      guint           from)
+{
+  GArray *sizes = g_array_new (FALSE, FALSE, sizeof (gsize));
+
+  for (guint i = from; i < ds_test_resource_get_n_calls (r); i++)
+    {
+      DsTestCall call = ds_test_resource_get_call (r, i);
+
+      if ((call.op == DS_TEST_OP_ALLOCATE || call.op == DS_TEST_OP_ALLOCATE_ASYNC) && !call.failed)
+        g_array_append_val (sizes, call.size);
+    }
+
+  return sizes;
+}
+
+static void
+test_growth_ceiling (Fixture       *f,
+                     gconstpointer  user_data)
+{
+  const gsize ceiling = 1024 * KiB;
+  guint kind;
+
+  g_test_summary ("Issue 12, finding 7: blocks double up to max-block-size "
+                  "and then stay there, however long the scratchpad is "
+                  "used without a release; a request above the ceiling "
+                  "gets a block of its own size, and the next block is a "
+                  "ceiling-sized one again");
+
+  g_assert_cmpuint (ds_scratchpad_get_max_block_size (f->sp), ==,
+                    DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE);
+  ds_scratchpad_set_max_block_size (f->sp, ceiling);
+  g_assert_cmpuint (ds_scratchpad_get_max_block_size (f->sp), ==, ceiling);
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      static const gsize expected[] = { 64 * KiB, 128 * KiB, 256 * KiB, 512 * KiB };
+      g_autoptr(GArray) sizes = NULL;
+      DsTestResource *r = f->res[kind];
+      guint i, n_calls;
+
+      /* 200 allocations of 64 KiB: 12.5 MiB, never released. */
+      for (i = 0; i < 200; i++)
+        ds_test_scratchpad_alloc_ok (f, kind, 64 * KiB, 16);
+
+      /* 15 allocations fill the blocks of 64 to 512 KiB; the other 185
+       * take 1 MiB blocks of 16 each. */
+      sizes = upstream_block_sizes (r, 0);
+      g_assert_cmpuint (sizes->len, ==, 4 + (185 + 15) / 16);
+      for (i = 0; i < sizes->len; i++)
+        g_assert_cmpuint (g_array_index (sizes, gsize, i), ==,
+                          i < G_N_ELEMENTS (expected) ? expected[i] : ceiling);
+
+      /* Above the ceiling: its own size, then the ceiling again. */
+      n_calls = ds_test_resource_get_n_calls (r);
+      ds_test_scratchpad_alloc_ok (f, kind, 3 * ceiling + 1, 16);
+      ds_test_scratchpad_alloc_ok (f, kind, 64 * KiB, 16);
+      g_clear_pointer (&sizes, g_array_unref);
+      sizes = upstream_block_sizes (r, n_calls);
+      g_assert_cmpuint (sizes->len, ==, 2);
+      g_assert_cmpuint (g_array_index (sizes, gsize, 0), ==, 3 * ceiling + 1);
+      g_assert_cmpuint (g_array_index (sizes, gsize, 1), ==, ceiling);
+    }
+
+  /* The setting is fixed once the scratchpad has allocated. */
+  if (g_test_undefined ())
+    {
+      g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*max-block-size*cannot change*");
+      ds_scratchpad_set_max_block_size (f->sp, 0);
+      g_test_assert_expected_messages ();
+      g_assert_cmpuint (ds_scratchpad_get_max_block_size (f->sp), ==, ceiling);
+    }
+}
+
+static void
+test_growth_no_ceiling (Fixture       *f,
+                        gconstpointer  user_data)
+{
+  g_autoptr(GArray) sizes = NULL;
+  guint i;
+
+  g_test_summary ("max-block-size G_MAXUINT64: no ceiling, blocks keep "
+                  "doubling; an initial size above the ceiling is kept, "
+                  "and blocks do not grow past it");
+
+  g_object_set (f->sp, "max-block-size", G_MAXUINT64, NULL);
+  g_assert_cmpuint (ds_scratchpad_get_max_block_size (f->sp), ==, G_MAXSIZE);
+
+  for (i = 0; i < 63; i++)
+    ds_test_scratchpad_alloc_ok (f, DS_MEMORY_KIND_HOST, 64 * KiB, 16);
+  sizes = upstream_block_sizes (f->res[DS_MEMORY_KIND_HOST], 0);
+  g_assert_cmpuint (sizes->len, ==, 6);
+  for (i = 0; i < sizes->len; i++)
+    g_assert_cmpuint (g_array_index (sizes, gsize, i), ==, (64 * KiB) << i);
+  g_clear_pointer (&sizes, g_array_unref);
+  ds_scratchpad_release (f->sp);
+
+  /* A fresh scratchpad: a ceiling below the initial size. */
+  g_clear_object (&f->sp);
+  f->sp = ds_scratchpad_new (f->host);
+  g_object_set (f->sp, "pinned-resource", f->res[DS_MEMORY_KIND_PINNED],
+                "initial-size-pinned", (guint64) 256 * KiB,
+                "max-block-size", (guint64) 64 * KiB, NULL);
+  for (i = 0; i < 12; i++)
+    ds_test_scratchpad_alloc_ok (f, DS_MEMORY_KIND_PINNED, 64 * KiB, 16);
+  sizes = upstream_block_sizes (f->res[DS_MEMORY_KIND_PINNED], 0);
+  g_assert_cmpuint (sizes->len, ==, 3);
+  for (i = 0; i < sizes->len; i++)
+    g_assert_cmpuint (g_array_index (sizes, gsize, i), ==, 256 * KiB);
+}
+
 static void
 test_initial_sizes_properties (Fixture       *f,
                                gconstpointer  user_data)
@@ -587,6 +700,8 @@ main (int    argc,
 
   ADD ("growth/doubling", test_growth);
   ADD ("growth/bump-no-upstream", test_bump_no_upstream);
+  ADD ("growth/ceiling", test_growth_ceiling);
+  ADD ("growth/no-ceiling", test_growth_no_ceiling);
   ADD ("growth/initial-size-properties", test_initial_sizes_properties);
   g_test_add_func ("/Ds/Scratchpad/growth/initial-sizes-new-full", test_initial_sizes_new_full);
   ADD_BOTH ("release/all", test_release_all);

@@ -228,6 +228,40 @@ test_properties_read_back (void)
 }
 
 static void
+test_max_block_size_property (void)
+{
+  g_autoptr(DsScratchpad) sp = ds_scratchpad_new (NULL);
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (sp), "max-block-size");
+  guint notified = 0;
+  guint64 value = 0;
+
+  g_test_summary ("max-block-size (issue 12, finding 7): a plain read-write "
+                  "guint64 setting, default 64 MiB, 0 for the default, "
+                  "notified once per change; the getter and setter agree");
+
+  g_assert_nonnull (pspec);
+  g_assert_true (G_IS_PARAM_SPEC_UINT64 (pspec));
+  g_assert_cmpuint (G_PARAM_SPEC_UINT64 (pspec)->default_value, ==, 64 << 20);
+  g_assert_cmpuint (pspec->flags & (G_PARAM_READWRITE | G_PARAM_CONSTRUCT |
+                                    G_PARAM_CONSTRUCT_ONLY | G_PARAM_EXPLICIT_NOTIFY), ==,
+                    G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY);
+
+  g_signal_connect (sp, "notify::max-block-size", G_CALLBACK (ds_test_count_notify), &notified);
+  g_object_get (sp, "max-block-size", &value, NULL);
+  g_assert_cmpuint (value, ==, DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE);
+
+  ds_scratchpad_set_max_block_size (sp, 1 << 20);
+  ds_scratchpad_set_max_block_size (sp, 1 << 20);
+  g_assert_cmpuint (notified, ==, 1);
+  g_object_get (sp, "max-block-size", &value, NULL);
+  g_assert_cmpuint (value, ==, 1 << 20);
+
+  g_object_set (sp, "max-block-size", (guint64) 0, NULL);
+  g_assert_cmpuint (notified, ==, 2);
+  g_assert_cmpuint (ds_scratchpad_get_max_block_size (sp), ==, DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE);
+}
+
+static void
 test_getters (void)
 {
   g_autoptr(DsAccessOrder) host = ds_access_order_new_host ();
@@ -278,6 +312,7 @@ main (int    argc,
   g_test_add_func ("/Ds/Scratchpad/properties/until-first-alloc", test_properties_until_first_alloc);
   g_test_add_func ("/Ds/Scratchpad/properties/wrong-kind", test_properties_wrong_kind);
   g_test_add_func ("/Ds/Scratchpad/properties/read-back", test_properties_read_back);
+  g_test_add_func ("/Ds/Scratchpad/properties/max-block-size", test_max_block_size_property);
   g_test_add_func ("/Ds/Scratchpad/orders/getters", test_getters);
 
   return g_test_run ();

@@ -471,6 +471,233 @@ test_to_contiguous_bad_input (Fixture       *f,
   g_assert_cmpuint (ds_test_scratchpad_total_calls (f), ==, 0);
 }
 
+/* Issue 12 ------------------------------------------------------------------ */
+
+static void
+test_error_already_set (Fixture       *f,
+                        gconstpointer  user_data)
+{
+  GError *set = g_error_new_literal (G_FILE_ERROR, G_FILE_ERROR_FAILED, "earlier");
+  GError *error = set;
+  DsTestKindState before;
+  guint kind;
+
+  g_test_summary ("Issue 12, finding 3: with *error already set, every "
+                  "allocation path is refused the same way (a critical, "
+                  "NULL, the error untouched, nothing handed out), whether "
+                  "the request fits the current block or not");
+
+  if (!g_test_undefined ())
+    {
+      g_error_free (set);
+      return;
+    }
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      /* A current block with room to spare. */
+      ds_test_scratchpad_alloc_ok (f, kind, 16, 16);
+      before = ds_test_scratchpad_kind_state (f, kind);
+
+#define REFUSED(call) \
+      G_STMT_START { \
+        g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*error == NULL*"); \
+        g_assert_null (call); \
+        g_test_assert_expected_messages (); \
+        g_assert_true (error == set); \
+        g_assert_cmpstr (error->message, ==, "earlier"); \
+        ds_test_assert_kind_state_equal (before, ds_test_scratchpad_kind_state (f, kind)); \
+      } G_STMT_END
+
+      /* Fits: the inline bump, the exported function, the interface (both
+       * of its paths), the array helper (inline and exported), the block. */
+      REFUSED (ds_scratchpad_alloc (f->sp, kind, 16, 16, &error));
+      REFUSED ((ds_scratchpad_alloc) (f->sp, kind, 16, 16, &error));
+      REFUSED (ds_scratchpad_iface_alloc (DS_SCRATCHPAD_IFACE (f->sp), kind, 16, 0, &error));
+      REFUSED ((ds_scratchpad_iface_alloc) (DS_SCRATCHPAD_IFACE (f->sp), kind, 16, 0, &error));
+      REFUSED (ds_scratchpad_alloc_array (f->sp, kind, 4, 4, 0, &error));
+      REFUSED ((ds_scratchpad_alloc_array) (f->sp, kind, 4, 4, 0, &error));
+      REFUSED (ds_scratchpad_alloc_block (f->sp, kind, 16, 0, &error));
+      /* Does not fit: the same. */
+      REFUSED (ds_scratchpad_alloc (f->sp, kind, 1024 * 1024, 16, &error));
+      REFUSED ((ds_scratchpad_alloc) (f->sp, kind, 1024 * 1024, 16, &error));
+      /* Size 0, a bad alignment, an overflowing array: the same. */
+      REFUSED (ds_scratchpad_alloc (f->sp, kind, 0, 16, &error));
+      REFUSED (ds_scratchpad_alloc (f->sp, kind, 16, 3, &error));
+      REFUSED (ds_scratchpad_alloc_array (f->sp, kind, G_MAXSIZE, 2, 0, &error));
+#undef REFUSED
+    }
+
+  g_error_free (set);
+}
+
+static void
+test_messages_name_arguments (Fixture       *f,
+                              gconstpointer  user_data)
+{
+  static const struct
+  {
+    gsize       size, alignment;
+    gint        code;
+    const char *says;
+  } cases[] = {
+    /* The probe's case: once named "alignment 256". */
+    { G_MAXSIZE - 1, 0, DS_ERROR_INVALID_ARGUMENT,
+      "Size 18446744073709551614 with alignment 0 (the default, 16) overflows once padded" },
+    /* Fits its own alignment, not the blocks': still ours to refuse. */
+    { G_MAXSIZE - 100, 0, DS_ERROR_INVALID_ARGUMENT,
+      "Size 18446744073709551515 with alignment 0 (the default, 16) overflows once padded" },
+    { G_MAXSIZE - 100, 64, DS_ERROR_INVALID_ARGUMENT,
+      "Size 18446744073709551515 with alignment 64 overflows once padded" },
+    { 16, 48, DS_ERROR_INVALID_ARGUMENT, "Alignment 48 is not a power of two" },
+    /* More than the test upstream gives: its message after the request. */
+    { (gsize) 1 << 40, 0, DS_ERROR_OUT_OF_MEMORY,
+      "Cannot allocate 1099511627776 bytes of host memory with alignment 0 (the default, 16): " },
+    { (gsize) 1 << 40, 4096, DS_ERROR_OUT_OF_MEMORY,
+      "Cannot allocate 1099511627776 bytes of host memory with alignment 4096: " },
+  };
+
+  g_test_summary ("Issue 12, finding 5: an error names the size and "
+                  "alignment as the caller passed them (0 as the default), "
+                  "never the block size or block alignment behind them");
+
+  if (GLIB_SIZEOF_SIZE_T != 8)
+    {
+      g_test_skip ("the messages below are written for a 64-bit gsize");
+      return;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_assert_null (ds_scratchpad_alloc (f->sp, DS_MEMORY_KIND_HOST, cases[i].size,
+                                          cases[i].alignment, &error));
+      g_assert_error (error, DS_ERROR, cases[i].code);
+      g_assert_true (g_str_has_prefix (error->message, cases[i].says));
+      if (cases[i].alignment == 0 || cases[i].alignment == 64)
+        g_assert_null (strstr (error->message, "256"));
+    }
+
+  /* An upstream failure, with the request in front of its message. */
+  {
+    g_autoptr(GError) error = NULL;
+
+    ds_test_resource_fail_next (f->res[DS_MEMORY_KIND_MANAGED], 1);
+    g_assert_null (ds_scratchpad_alloc (f->sp, DS_MEMORY_KIND_MANAGED, 100, 64, &error));
+    g_assert_error (error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY);
+    g_assert_true (g_str_has_prefix (error->message,
+                                     "Cannot allocate 100 bytes of managed memory with alignment 64: "));
+  }
+}
+
+static void
+assert_disposed (GError       *error,
+                 DsMemoryKind  kind,
+                 const char   *size)
+{
+  g_autofree char *says = g_strdup_printf ("Cannot allocate %s bytes of %s memory with ", size,
+                                           (const char *[]) { "host", "pinned", "device", "managed" }[kind]);
+
+  g_assert_error (error, DS_ERROR, DS_ERROR_DISPOSED);
+  g_assert_true (g_str_has_prefix (error->message, says));
+  g_assert_nonnull (strstr (error->message, "was disposed"));
+}
+
+static void
+test_disposed (Fixture       *f,
+               gconstpointer  user_data)
+{
+  guint kind;
+
+  g_test_summary ("Issue 12, finding 4: after g_object_run_dispose () the "
+                  "memory is back upstream and every allocation, of any "
+                  "size, through any entry point, is DS_ERROR_DISPOSED rather "
+                  "than served by the default pools; release stays safe and "
+                  "settings are refused");
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    ds_test_scratchpad_alloc_ok (f, kind, 100, 0);
+
+  g_object_run_dispose (G_OBJECT (f->sp));
+  g_object_run_dispose (G_OBJECT (f->sp));
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      guint n_calls = ds_test_resource_get_n_calls (f->res[kind]);
+      g_autoptr(GError) e1 = NULL, e2 = NULL, e3 = NULL, e4 = NULL, e5 = NULL, e6 = NULL;
+
+      g_assert_cmpuint (ds_test_resource_get_n_live (f->res[kind]), ==, 0);
+      g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, 0);
+
+      g_assert_null (ds_scratchpad_alloc (f->sp, kind, 16, 0, &e1));
+      assert_disposed (e1, kind, "16");
+      g_assert_null ((ds_scratchpad_alloc) (f->sp, kind, 1 << 20, 64, &e2));
+      assert_disposed (e2, kind, "1048576");
+      g_assert_true (strstr (e2->message, "alignment 64:") != NULL);
+      g_assert_null (ds_scratchpad_iface_alloc (DS_SCRATCHPAD_IFACE (f->sp), kind, 8, 0, &e3));
+      assert_disposed (e3, kind, "8");
+      g_assert_null (ds_scratchpad_alloc_block (f->sp, kind, 8, 0, &e4));
+      assert_disposed (e4, kind, "8");
+      g_assert_null (ds_scratchpad_alloc (f->sp, kind, 0, 0, &e5));
+      assert_disposed (e5, kind, "0");
+      g_assert_null (DS_SCRATCHPAD_ALLOC_N (f->sp, kind, guint32, 4, &e6));
+      assert_disposed (e6, kind, "16");
+
+      /* Nothing went to any upstream, the configured one included. */
+      g_assert_cmpuint (ds_test_resource_get_n_calls (f->res[kind]), ==, n_calls);
+    }
+
+  /* The configured resources are gone and no default stands in. */
+  {
+    g_autoptr(DsMemoryResource) host = NULL;
+
+    g_object_get (f->sp, "host-resource", &host, NULL);
+    g_assert_null (host);
+  }
+
+  ds_scratchpad_release (f->sp);
+  ds_scratchpad_release (f->sp);
+
+  if (g_test_undefined ())
+    {
+      g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*host-resource*disposed*");
+      g_object_set (f->sp, "host-resource", f->res[DS_MEMORY_KIND_HOST], NULL);
+      g_test_assert_expected_messages ();
+    }
+}
+
+static void
+test_disposed_with_exports (Fixture       *f,
+                            gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  DsBlock *block, *export;
+
+  g_test_summary ("Issue 12, finding 4: disposed while an export is alive, "
+                  "the exported memory stays (with its resource) until the "
+                  "export is gone, and even the room left in its block is "
+                  "not handed out");
+
+  block = ds_scratchpad_alloc_block (f->sp, DS_MEMORY_KIND_HOST, 64, 0, &error);
+  g_assert_no_error (error);
+  export = ds_block_export (block, &error);
+  g_assert_no_error (error);
+
+  g_object_run_dispose (G_OBJECT (f->sp));
+  g_assert_cmpuint (ds_test_resource_get_n_live (f->res[DS_MEMORY_KIND_HOST]), ==, 1);
+  g_assert_true (ds_block_is_valid (export));
+
+  /* The block has room, and the inline bump would take it. */
+  g_assert_null (ds_scratchpad_alloc (f->sp, DS_MEMORY_KIND_HOST, 16, 0, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_DISPOSED);
+  g_clear_error (&error);
+
+  ds_block_unref (export);
+  ds_block_unref (block);
+  /* Teardown finalizes it: the block goes back then, exactly once. */
+}
+
 static void
 test_preconditions (Fixture       *f,
                     gconstpointer  user_data)
@@ -558,6 +785,10 @@ main (int    argc,
   g_test_add_func ("/Ds/Scratchpad/no-device/stream-order", test_no_device_stream_order);
   ADD ("to-contiguous/bad-input", test_to_contiguous_bad_input);
   ADD ("preconditions", test_preconditions);
+  ADD ("issue-12/error-already-set", test_error_already_set);
+  ADD ("issue-12/messages-name-arguments", test_messages_name_arguments);
+  ADD ("issue-12/disposed", test_disposed);
+  ADD ("issue-12/disposed-with-exports", test_disposed_with_exports);
 
 #undef ADD
 

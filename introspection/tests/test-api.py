@@ -117,7 +117,9 @@ class TestPythonResourceErrors(DsTestCase):
         with self.assertRaises(GLib.Error) as cm:
             sp.alloc(HOST, 100)
         self.assertDsError(cm.exception, Ds.Error.CUDA)
-        self.assertEqual(cm.exception.message, 'custom failure')
+        # The resource's message, after the request as the caller made it.
+        self.assertEqual(cm.exception.message, 'Cannot allocate 100 bytes of host memory '
+                         'with alignment 0 (the default, 16): custom failure')
 
     def test_bad_return_values(self):
         for value, why in [(None, 'returned None'), ('0x1000', "returned '0x1000'"),

@@ -55,6 +55,22 @@ run_alloc (gpointer data,
     ds_bench_sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, ALLOC_SIZE, 16, NULL);
 }
 
+/* With a GError location, as most callers pass: the inline bump then
+ * also checks that no error is set already (GLib's rule). */
+static void
+run_alloc_error (gpointer data,
+                 guint    n)
+{
+  Bump *b = data;
+  DsScratchpad *sp = b->sp;
+  GError *error = NULL;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    ds_bench_sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, ALLOC_SIZE, 16, &error);
+  g_assert_no_error (error);
+}
+
 static void
 run_alloc_macro (gpointer data,
                  guint    n)
@@ -138,6 +154,8 @@ main (int    argc,
   table = ds_bench_table_new ("bump allocation, host kind, in-block, 16 B aligned to 16 (ns per call)");
   c_path = ds_bench_table_add (table, ds_bench_run ("ds_scratchpad_alloc (C fast path)",
                                                     run_alloc, bump_between, &b, 65536, 400, 0.5));
+  ds_bench_table_add (table, ds_bench_run ("ds_scratchpad_alloc, &error (C fast path)",
+                                           run_alloc_error, bump_between, &b, 65536, 400, 0.5));
   ds_bench_table_add (table, ds_bench_run ("DS_SCRATCHPAD_ALLOC_HOST (alloc_array)",
                                            run_alloc_macro, bump_between, &b, 65536, 400, 0.5));
   iface_path = ds_bench_table_add (table, ds_bench_run ("ds_scratchpad_iface_alloc (interface)",

@@ -17,6 +17,7 @@ N_MEMORY_KINDS: int
 POOL_RESOURCE_DEFAULT_MAX_CACHED_SIZE: int
 SCRATCHPAD_DEFAULT_ALIGNMENT: int
 SCRATCHPAD_DEFAULT_INITIAL_SIZE: int
+SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE: int
 VERSION_S: str
 def access_order_init_host() -> AccessOrder:
     """Fills self with host order."""
@@ -178,6 +179,7 @@ class Error(GObject.GEnum):
     NO_DEVICE: Error
     OUT_OF_MEMORY: Error
     CUDA: Error
+    DISPOSED: Error
     @staticmethod
     def quark() -> int:
         """The quark of the [errorDs.Error] domain."""
@@ -375,6 +377,7 @@ class Scratchpad(GObject.Object, ScratchpadIface):
         initial_size_pinned: int
         managed_dealloc_order: AccessOrder | None
         managed_resource: MemoryResource | None
+        max_block_size: int
         pinned_dealloc_order: AccessOrder | None
         pinned_resource: MemoryResource | None
     props: _Props
@@ -398,6 +401,9 @@ class Scratchpad(GObject.Object, ScratchpadIface):
     def get_initial_size(self, kind: MemoryKind) -> int:
         """The size of the first block of kind."""
         ...
+    def get_max_block_size(self) -> int:
+        """The size past which blocks stop doubling; see `Ds.Scratchpad:max-block-size`."""
+        ...
     def get_n_allocations(self, kind: MemoryKind) -> int:
         """The number of non-empty allocations of kind since the last release."""
         ...
@@ -409,6 +415,9 @@ class Scratchpad(GObject.Object, ScratchpadIface):
         ...
     def get_reserved(self, kind: MemoryKind) -> int:
         """The bytes of kind held from upstream (all blocks)."""
+        ...
+    def set_max_block_size(self, max_block_size: int) -> None:
+        """Sets `Ds.Scratchpad:max-block-size`. Like every setting, only before the first allocation: afterwards it is refused with a critical."""
         ...
     def __setattr__(self, name: str, value) -> None: ...
     def __enter__(self) -> Scratchpad:

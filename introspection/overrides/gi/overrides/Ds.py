@@ -485,9 +485,11 @@ _tls = threading.local()
 
 
 def _chain_resource_error(error):
-    """The exception a Python resource raised behind @error, if any."""
+    """The exception a Python resource raised behind @error, if any. (The
+    scratchpad puts the request it was serving in front of the resource's
+    message.)"""
     pending = getattr(_tls, 'pending', None)
-    if pending is not None and pending[0] == error.message:
+    if pending is not None and error.message.endswith(pending[0]):
         _tls.pending = None
         return pending[1]
     return None
