@@ -354,6 +354,122 @@ ds_test_stream_set_flag (cudaStream_t  stream,
   ds_test_stream_sleep (stream, 0, flag);
 }
 
+/* Gates ------------------------------------------------------------------- */
+
+#define GATE_SELF_OPEN_S 60
+
+struct _DsTestGate
+{
+  GMutex    lock;
+  GCond     cond;
+  gboolean  open;
+  gboolean  passed;
+  gboolean  timed_out;
+  gint      ref_count;    /* the test's and the host function's */
+  guint     open_after_ms;
+  GThread  *opener;
+};
+
+static void
+gate_unref (DsTestGate *gate)
+{
+  if (!g_atomic_int_dec_and_test (&gate->ref_count))
+    return;
+  g_mutex_clear (&gate->lock);
+  g_cond_clear (&gate->cond);
+  g_free (gate);
+}
+
+static void CUDART_CB
+gate_wait (void *user_data)
+{
+  DsTestGate *gate = user_data;
+  gint64 end = g_get_monotonic_time () + GATE_SELF_OPEN_S * G_TIME_SPAN_SECOND;
+
+  g_mutex_lock (&gate->lock);
+  while (!gate->open)
+    if (!g_cond_wait_until (&gate->cond, &gate->lock, end))
+      {
+        gate->timed_out = TRUE;
+        break;
+      }
+  gate->passed = TRUE;
+  g_cond_broadcast (&gate->cond);
+  g_mutex_unlock (&gate->lock);
+  gate_unref (gate);
+}
+
+DsTestGate *
+ds_test_gate_new (cudaStream_t stream)
+{
+  DsTestGate *gate = g_new0 (DsTestGate, 1);
+
+  g_mutex_init (&gate->lock);
+  g_cond_init (&gate->cond);
+  gate->ref_count = 2;
+  DS_TEST_CUDA_CHECK (cudaLaunchHostFunc (stream, gate_wait, gate));
+
+  return gate;
+}
+
+void
+ds_test_gate_open (DsTestGate *gate)
+{
+  g_mutex_lock (&gate->lock);
+  gate->open = TRUE;
+  g_cond_broadcast (&gate->cond);
+  g_mutex_unlock (&gate->lock);
+}
+
+static gpointer
+gate_opener (gpointer user_data)
+{
+  DsTestGate *gate = user_data;
+
+  g_usleep (gate->open_after_ms * G_TIME_SPAN_MILLISECOND);
+  ds_test_gate_open (gate);
+
+  return NULL;
+}
+
+void
+ds_test_gate_open_later (DsTestGate *gate,
+                         guint       ms)
+{
+  g_assert_null (gate->opener);
+  gate->open_after_ms = ms;
+  gate->opener = g_thread_new ("ds-test-gate", gate_opener, gate);
+}
+
+gboolean
+ds_test_gate_passed (DsTestGate *gate)
+{
+  gboolean passed;
+
+  g_mutex_lock (&gate->lock);
+  passed = gate->passed;
+  g_mutex_unlock (&gate->lock);
+
+  return passed;
+}
+
+void
+ds_test_gate_free (DsTestGate *gate)
+{
+  gboolean timed_out;
+
+  if (gate->opener != NULL)
+    g_thread_join (g_steal_pointer (&gate->opener));
+  ds_test_gate_open (gate);
+  g_mutex_lock (&gate->lock);
+  timed_out = gate->timed_out;
+  g_mutex_unlock (&gate->lock);
+  gate_unref (gate);
+  if (timed_out)
+    g_error ("a stream gate stayed closed for %d s and opened itself: the "
+             "test waited for a stream it had not let go", GATE_SELF_OPEN_S);
+}
+
 #else /* !HAVE_CUDA */
 
 gboolean
