@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ds-test-utils.h"
@@ -21,6 +22,31 @@ ds_test_init (int    *argc,
 }
 
 /* Availability ------------------------------------------------------------ */
+
+#if HAVE_CUDA
+/* The default pools live as long as the process and keep what they cached:
+ * give it back at exit, so that compute-sanitizer's leak check reports only
+ * what a test really leaked. */
+static void
+trim_default_pools (void)
+{
+  int count = 0, device;
+  guint kind;
+
+  (void) cudaDeviceSynchronize ();
+  if (cudaGetDeviceCount (&count) != cudaSuccess)
+    count = 0;
+  for (device = 0; device < count; device++)
+    for (kind = DS_MEMORY_KIND_PINNED; kind < DS_N_MEMORY_KINDS; kind++)
+      {
+        DsMemoryResource *res = ds_memory_resource_get_default (kind, device, NULL);
+
+        if (res != NULL && DS_IS_POOL_RESOURCE (res))
+          ds_pool_resource_trim (DS_POOL_RESOURCE (res));
+      }
+  (void) cudaGetLastError ();
+}
+#endif
 
 static char *unavailable_reason;
 
@@ -44,7 +70,12 @@ ds_test_cuda_available (void)
       else if (count == 0)
         unavailable_reason = g_strdup ("no CUDA device: the driver sees 0 devices");
       else
-        available = TRUE;
+        {
+          available = TRUE;
+          /* After the CUDA runtime's own exit handler was registered, so
+           * that this one runs first. */
+          atexit (trim_default_pools);
+        }
 #else
       unavailable_reason = g_strdup ("ds was built without CUDA (-Dcuda=disabled)");
 #endif
@@ -468,6 +499,55 @@ ds_test_gate_free (DsTestGate *gate)
   if (timed_out)
     g_error ("a stream gate stayed closed for %d s and opened itself: the "
              "test waited for a stream it had not let go", GATE_SELF_OPEN_S);
+}
+
+typedef struct
+{
+  DsTestGate *gate;
+  guint       ms;
+  gboolean    done;
+  gboolean    forced;
+} GateWatch;
+
+static gpointer
+gate_watchdog (gpointer user_data)
+{
+  GateWatch *watch = user_data;
+  DsTestGate *gate = watch->gate;
+  gint64 end = g_get_monotonic_time () + watch->ms * G_TIME_SPAN_MILLISECOND;
+
+  g_mutex_lock (&gate->lock);
+  while (!watch->done)
+    if (!g_cond_wait_until (&gate->cond, &gate->lock, end))
+      break;
+  if (!watch->done && !gate->open)
+    {
+      watch->forced = TRUE;
+      gate->open = TRUE;
+      g_cond_broadcast (&gate->cond);
+    }
+  g_mutex_unlock (&gate->lock);
+
+  return NULL;
+}
+
+gboolean
+ds_test_gate_call (DsTestGate  *gate,
+                   guint        ms,
+                   void       (*func) (gpointer data),
+                   gpointer     data)
+{
+  GateWatch watch = { gate, ms, FALSE, FALSE };
+  GThread *thread = g_thread_new ("ds-test-gate-watchdog", gate_watchdog, &watch);
+
+  func (data);
+  g_mutex_lock (&gate->lock);
+  watch.done = TRUE;
+  g_cond_broadcast (&gate->cond);
+  g_mutex_unlock (&gate->lock);
+  g_thread_join (thread);
+
+  return watch.forced;
 }
 
 #else /* !HAVE_CUDA */

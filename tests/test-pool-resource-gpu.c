@@ -316,6 +316,12 @@ test_cuda_lazy_host_reuse (void)
 }
 
 static void
+destroy_stream (gpointer stream)
+{
+  DS_TEST_CUDA_CHECK (cudaStreamDestroy (stream));
+}
+
+static void
 test_cuda_destroyed_stream (Fixture       *f,
                             gconstpointer  user_data)
 {
@@ -342,7 +348,15 @@ test_cuda_destroyed_stream (Fixture       *f,
   p = ds_memory_resource_allocate_async (f->pool, 8192, 0, &o1, &error);
   g_assert_no_error (error);
   g_assert_true (ds_memory_resource_deallocate_async (f->pool, p, 8192, 0, &o1, &error));
-  DS_TEST_CUDA_CHECK (cudaStreamDestroy (s1));
+  if (ds_test_gate_call (gate, 3000, destroy_stream, s1))
+    {
+      ds_test_gate_free (gate);
+      DS_TEST_CUDA_CHECK (cudaDeviceSynchronize ());
+      g_test_skip ("cudaStreamDestroy waited for the stream's work (as it does "
+                   "under compute-sanitizer): a destroyed stream cannot be "
+                   "kept busy here");
+      return;
+    }
 
   s2 = ds_test_stream_new ();
   ds_access_order_init_stream (&o2, s2, -1);
