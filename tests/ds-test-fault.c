@@ -396,6 +396,15 @@ ds_test_fault_config_to_string (DsTestFaultConfig config)
     }
 }
 
+const char *
+ds_test_fault_kind_name (DsMemoryKind kind)
+{
+  static const char *const names[] = { "host", "pinned", "device", "managed" };
+
+  g_assert_cmpuint (kind, <, G_N_ELEMENTS (names));
+  return names[kind];
+}
+
 /* The runner --------------------------------------------------------------- */
 
 typedef struct
@@ -441,7 +450,7 @@ check_live (Run *run)
 
       if (!run->ops->check (l->kind, l->ptr, l->size, l->seed, run->ops->data))
         g_error ("allocation %u (%s, %" G_GSIZE_FORMAT " bytes at %p) lost its "
-                 "contents", i, g_enum_to_string (DS_TYPE_MEMORY_KIND, l->kind),
+                 "contents", i, ds_test_fault_kind_name (l->kind),
                  l->size, l->ptr);
       run->totals->checked++;
     }
@@ -666,7 +675,7 @@ run_once (const DsTestWorkload    *workload,
     }
   if (!ds_test_wait_until (ds_test_fault_resource_get_n_live (fault) == 0, 10000))
     g_error ("%s/%s/%s N=%u: %u block(s), %" G_GUINT64_FORMAT " bytes never "
-             "came back", workload->name, g_enum_to_string (DS_TYPE_MEMORY_KIND, kind),
+             "came back", workload->name, ds_test_fault_kind_name (kind),
              ds_test_fault_config_to_string (config), n,
              ds_test_fault_resource_get_n_live (fault),
              ds_test_fault_resource_get_outstanding (fault));
@@ -713,7 +722,7 @@ ds_test_fault_run (const DsTestWorkload    *workload,
   g_test_message ("fault injection: workload %s, kind %s, %s: %u runs, %u faults "
                   "injected, %u surfaced as GError (%u absorbed below), %u failed "
                   "steps retried, %u contents checks",
-                  workload->name, g_enum_to_string (DS_TYPE_MEMORY_KIND, kind),
+                  workload->name, ds_test_fault_kind_name (kind),
                   ds_test_fault_config_to_string (config), mine.runs, mine.injected,
                   mine.surfaced, mine.injected - mine.surfaced, mine.retried, mine.checked);
 

@@ -75,6 +75,8 @@ typedef enum
 } DsTestFaultConfig;
 
 const char *ds_test_fault_config_to_string (DsTestFaultConfig config);
+/* "host", "pinned", "device" or "managed" (static). */
+const char *ds_test_fault_kind_name (DsMemoryKind kind);
 
 typedef enum
 {

@@ -131,7 +131,7 @@ main (int    argc,
             tc->config = configs[c];
             g_ptr_array_add (cases, tc);
             path = g_strdup_printf ("/Ds/FaultInjection/cuda/%s/%s/%s",
-                                    g_enum_to_string (DS_TYPE_MEMORY_KIND, kind),
+                                    ds_test_fault_kind_name (kind),
                                     workload->name,
                                     ds_test_fault_config_to_string (configs[c]));
             ds_test_add_gpu_data_func (path, tc, test_fault);

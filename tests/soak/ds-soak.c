@@ -92,6 +92,14 @@ fail (Worker     *w,
        fail ((w), "%s: %s", #call, cudaGetErrorString (_r)); \
      _r == cudaSuccess; })
 
+static const char *
+kind_name (DsMemoryKind kind)
+{
+  static const char *const names[] = { "host", "pinned", "device", "managed" };
+
+  return (guint) kind < G_N_ELEMENTS (names) ? names[kind] : "?";
+}
+
 static gsize
 random_size (GRand *rand)
 {
@@ -146,7 +154,7 @@ lifecycle (Worker *w,
       if (p == NULL)
         {
           fail (w, "lifecycle %" G_GINT64_FORMAT ": %s of %" G_GSIZE_FORMAT " bytes: %s",
-                id, g_enum_to_string (DS_TYPE_MEMORY_KIND, kind), size, error->message);
+                id, kind_name (kind), size, error->message);
           break;
         }
       if ((guintptr) p % (alignment != 0 ? alignment : DS_SCRATCHPAD_DEFAULT_ALIGNMENT) != 0)
@@ -275,7 +283,7 @@ print_phase (const char *phase,
                "| %.2f | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT
                " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " |\n",
                phase, lifecycles, rss / 1024.0, (double) (total_b - free_b) / M,
-               g_enum_to_string (DS_TYPE_MEMORY_KIND, kind) + strlen ("DS_MEMORY_KIND_"),
+               kind_name (kind),
                s.bytes_held / M, s.bytes_cached / M, s.bytes_in_use / M, s.bytes_pending / M,
                s.peak_bytes_in_use / M, s.upstream_allocations, s.upstream_deallocations,
                s.cache_hits, s.cache_misses, s.events_recorded);
