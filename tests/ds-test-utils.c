@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ds-test-utils.h"
@@ -21,6 +22,31 @@ ds_test_init (int    *argc,
 }
 
 /* Availability ------------------------------------------------------------ */
+
+#if HAVE_CUDA
+/* The default pools live as long as the process and keep what they cached:
+ * give it back at exit, so that compute-sanitizer's leak check reports only
+ * what a test really leaked. */
+static void
+trim_default_pools (void)
+{
+  int count = 0, device;
+  guint kind;
+
+  (void) cudaDeviceSynchronize ();
+  if (cudaGetDeviceCount (&count) != cudaSuccess)
+    count = 0;
+  for (device = 0; device < count; device++)
+    for (kind = DS_MEMORY_KIND_PINNED; kind < DS_N_MEMORY_KINDS; kind++)
+      {
+        DsMemoryResource *res = ds_memory_resource_get_default (kind, device, NULL);
+
+        if (res != NULL && DS_IS_POOL_RESOURCE (res))
+          ds_pool_resource_trim (DS_POOL_RESOURCE (res));
+      }
+  (void) cudaGetLastError ();
+}
+#endif
 
 static char *unavailable_reason;
 
@@ -44,7 +70,12 @@ ds_test_cuda_available (void)
       else if (count == 0)
         unavailable_reason = g_strdup ("no CUDA device: the driver sees 0 devices");
       else
-        available = TRUE;
+        {
+          available = TRUE;
+          /* After the CUDA runtime's own exit handler was registered, so
+           * that this one runs first. */
+          atexit (trim_default_pools);
+        }
 #else
       unavailable_reason = g_strdup ("ds was built without CUDA (-Dcuda=disabled)");
 #endif
@@ -352,6 +383,171 @@ ds_test_stream_set_flag (cudaStream_t  stream,
                          gint         *flag)
 {
   ds_test_stream_sleep (stream, 0, flag);
+}
+
+/* Gates ------------------------------------------------------------------- */
+
+#define GATE_SELF_OPEN_S 60
+
+struct _DsTestGate
+{
+  GMutex    lock;
+  GCond     cond;
+  gboolean  open;
+  gboolean  passed;
+  gboolean  timed_out;
+  gint      ref_count;    /* the test's and the host function's */
+  guint     open_after_ms;
+  GThread  *opener;
+};
+
+static void
+gate_unref (DsTestGate *gate)
+{
+  if (!g_atomic_int_dec_and_test (&gate->ref_count))
+    return;
+  g_mutex_clear (&gate->lock);
+  g_cond_clear (&gate->cond);
+  g_free (gate);
+}
+
+static void CUDART_CB
+gate_wait (void *user_data)
+{
+  DsTestGate *gate = user_data;
+  gint64 end = g_get_monotonic_time () + GATE_SELF_OPEN_S * G_TIME_SPAN_SECOND;
+
+  g_mutex_lock (&gate->lock);
+  while (!gate->open)
+    if (!g_cond_wait_until (&gate->cond, &gate->lock, end))
+      {
+        gate->timed_out = TRUE;
+        break;
+      }
+  gate->passed = TRUE;
+  g_cond_broadcast (&gate->cond);
+  g_mutex_unlock (&gate->lock);
+  gate_unref (gate);
+}
+
+DsTestGate *
+ds_test_gate_new (cudaStream_t stream)
+{
+  DsTestGate *gate = g_new0 (DsTestGate, 1);
+
+  g_mutex_init (&gate->lock);
+  g_cond_init (&gate->cond);
+  gate->ref_count = 2;
+  DS_TEST_CUDA_CHECK (cudaLaunchHostFunc (stream, gate_wait, gate));
+
+  return gate;
+}
+
+void
+ds_test_gate_open (DsTestGate *gate)
+{
+  g_mutex_lock (&gate->lock);
+  gate->open = TRUE;
+  g_cond_broadcast (&gate->cond);
+  g_mutex_unlock (&gate->lock);
+}
+
+static gpointer
+gate_opener (gpointer user_data)
+{
+  DsTestGate *gate = user_data;
+
+  g_usleep (gate->open_after_ms * G_TIME_SPAN_MILLISECOND);
+  ds_test_gate_open (gate);
+
+  return NULL;
+}
+
+void
+ds_test_gate_open_later (DsTestGate *gate,
+                         guint       ms)
+{
+  g_assert_null (gate->opener);
+  gate->open_after_ms = ms;
+  gate->opener = g_thread_new ("ds-test-gate", gate_opener, gate);
+}
+
+gboolean
+ds_test_gate_passed (DsTestGate *gate)
+{
+  gboolean passed;
+
+  g_mutex_lock (&gate->lock);
+  passed = gate->passed;
+  g_mutex_unlock (&gate->lock);
+
+  return passed;
+}
+
+void
+ds_test_gate_free (DsTestGate *gate)
+{
+  gboolean timed_out;
+
+  if (gate->opener != NULL)
+    g_thread_join (g_steal_pointer (&gate->opener));
+  ds_test_gate_open (gate);
+  g_mutex_lock (&gate->lock);
+  timed_out = gate->timed_out;
+  g_mutex_unlock (&gate->lock);
+  gate_unref (gate);
+  if (timed_out)
+    g_error ("a stream gate stayed closed for %d s and opened itself: the "
+             "test waited for a stream it had not let go", GATE_SELF_OPEN_S);
+}
+
+typedef struct
+{
+  DsTestGate *gate;
+  guint       ms;
+  gboolean    done;
+  gboolean    forced;
+} GateWatch;
+
+static gpointer
+gate_watchdog (gpointer user_data)
+{
+  GateWatch *watch = user_data;
+  DsTestGate *gate = watch->gate;
+  gint64 end = g_get_monotonic_time () + watch->ms * G_TIME_SPAN_MILLISECOND;
+
+  g_mutex_lock (&gate->lock);
+  while (!watch->done)
+    if (!g_cond_wait_until (&gate->cond, &gate->lock, end))
+      break;
+  if (!watch->done && !gate->open)
+    {
+      watch->forced = TRUE;
+      gate->open = TRUE;
+      g_cond_broadcast (&gate->cond);
+    }
+  g_mutex_unlock (&gate->lock);
+
+  return NULL;
+}
+
+gboolean
+ds_test_gate_call (DsTestGate  *gate,
+                   guint        ms,
+                   void       (*func) (gpointer data),
+                   gpointer     data)
+{
+  GateWatch watch = { gate, ms, FALSE, FALSE };
+  GThread *thread = g_thread_new ("ds-test-gate-watchdog", gate_watchdog, &watch);
+
+  func (data);
+  g_mutex_lock (&gate->lock);
+  watch.done = TRUE;
+  g_cond_broadcast (&gate->cond);
+  g_mutex_unlock (&gate->lock);
+  g_thread_join (thread);
+
+  return watch.forced;
 }
 
 #else /* !HAVE_CUDA */

@@ -170,6 +170,44 @@ void         ds_test_stream_sleep            (cudaStream_t  stream,
 void         ds_test_stream_set_flag         (cudaStream_t  stream,
                                               gint         *flag);
 
+/* A gate on a stream: work queued on @stream after the gate does not start
+ * until the test opens it, however fast or slow the machine (or
+ * compute-sanitizer) runs. A test that checks what must hold while a
+ * stream is busy closes a gate on it instead of assuming that a sleep is
+ * still running, and opens it once it has checked.
+ *
+ * The gate is a host function (cudaLaunchHostFunc) that blocks on a
+ * condition. CUDA may run the host functions of different streams on one
+ * thread, so while a gate is closed other host functions (another gate,
+ * ds_test_stream_set_flag) may not run either; and the test must not
+ * synchronise with the stream, the device or a call that does (cudaFree)
+ * before the gate is open. A gate left closed opens itself after 60 s and
+ * ds_test_gate_free () then fails the test, rather than hanging. */
+typedef struct _DsTestGate DsTestGate;
+
+DsTestGate  *ds_test_gate_new                (cudaStream_t  stream);
+/* Lets the stream go on past the gate. */
+void         ds_test_gate_open               (DsTestGate   *gate);
+/* Opens the gate from another thread after @ms milliseconds: for a check
+ * that the host blocks until the stream got past the gate. */
+void         ds_test_gate_open_later         (DsTestGate   *gate,
+                                              guint         ms);
+/* Whether the stream has reached the gate and gone past it. */
+gboolean     ds_test_gate_passed             (DsTestGate   *gate);
+/* Opens the gate if it is not, joins the thread of open_later, asserts
+ * that the gate did not open itself for want of an open, frees it. */
+void         ds_test_gate_free               (DsTestGate   *gate);
+/* Calls @func (@data) with a watchdog: if it has not returned after @ms
+ * milliseconds while @gate is closed, the watchdog opens the gate, so that
+ * a call that waits for the gated stream can return, and TRUE comes back.
+ * compute-sanitizer makes cudaStreamDestroy wait for the stream's work:
+ * a test that must keep a destroyed stream busy learns here that it cannot
+ * (and skips) instead of deadlocking or failing on timing. */
+gboolean     ds_test_gate_call               (DsTestGate   *gate,
+                                              guint         ms,
+                                              void        (*func) (gpointer data),
+                                              gpointer      data);
+
 #endif
 
 G_END_DECLS

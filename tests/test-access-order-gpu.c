@@ -114,7 +114,7 @@ wait_device_device (gboolean default_stream_waits)
   const gsize size = 4 << 20;
   cudaStream_t a, b;
   guint8 *buf = NULL, *out = NULL;
-  gint slept = 0;
+  DsTestGate *gate;
   g_autoptr(DsAccessOrder) oa = NULL;
   g_autoptr(DsAccessOrder) ob = NULL;
   g_autoptr(GError) error = NULL;
@@ -128,8 +128,8 @@ wait_device_device (gboolean default_stream_waits)
   memset (out, 0xff, size);
   DS_TEST_CUDA_CHECK (cudaDeviceSynchronize ());
 
-  /* A: sleep 200 ms on the host, then write 0x5a. */
-  ds_test_stream_sleep (a, 200, &slept);
+  /* A: wait at a gate, then write 0x5a. */
+  gate = ds_test_gate_new (a);
   DS_TEST_CUDA_CHECK (cudaMemsetAsync (buf, 0x5a, size, a));
 
   oa = ds_access_order_new_stream (a, -1);
@@ -137,12 +137,14 @@ wait_device_device (gboolean default_stream_waits)
   g_assert_true (ds_access_order_wait (ob, oa, &error));
   g_assert_no_error (error);
   /* The host did not block. */
-  g_assert_cmpint (g_atomic_int_get (&slept), ==, 0);
+  g_assert_false (ds_test_gate_passed (gate));
 
-  /* B: read it back. Without the wait this copy runs at once and reads
-   * zeros. */
+  /* B: read it back. Without the wait this copy runs before A's write,
+   * which waits at the gate until the copy is queued, and reads zeros. */
   DS_TEST_CUDA_CHECK (cudaMemcpyAsync (out, buf, size, cudaMemcpyDeviceToHost, b));
+  ds_test_gate_open (gate);
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (b));
+  ds_test_gate_free (gate);
 
   check_bytes (out, size, 0x5a);
 
@@ -204,8 +206,7 @@ static void
 test_gpu_wait_equal (void)
 {
   cudaStream_t a;
-  gint slept = 0;
-  gint64 start;
+  DsTestGate *gate;
   g_autoptr(DsAccessOrder) oa = NULL;
   g_autoptr(DsAccessOrder) oa2 = NULL;
   g_autoptr(GError) error = NULL;
@@ -219,12 +220,13 @@ test_gpu_wait_equal (void)
   oa = ds_access_order_new_stream (a, -1);
   oa2 = ds_access_order_copy (oa);
 
-  ds_test_stream_sleep (a, 300, &slept);
-  start = g_get_monotonic_time ();
+  /* A wait that blocked would hold until the gate opened itself, and
+   * ds_test_gate_free () would fail. */
+  gate = ds_test_gate_new (a);
   g_assert_true (ds_access_order_wait (oa, oa2, &error));
   g_assert_no_error (error);
-  g_assert_cmpint (g_get_monotonic_time () - start, <, 150 * 1000);
-  g_assert_cmpint (g_atomic_int_get (&slept), ==, 0);
+  g_assert_false (ds_test_gate_passed (gate));
+  ds_test_gate_free (gate);
 
   ds_test_stream_free (a);
 }

@@ -26,7 +26,7 @@ test_cuda_same_stream (Fixture       *f,
                        gconstpointer  user_data)
 {
   g_autoptr(GError) error = NULL;
-  gint done = 0;
+  DsTestGate *gate;
   gpointer p, q, h;
   DsPoolStats s;
 
@@ -37,7 +37,7 @@ test_cuda_same_stream (Fixture       *f,
   DS_TEST_REQUIRE_CUDA ();
   ds_test_pool_reset_policies ();
 
-  ds_test_stream_sleep (f->stream, 500, &done);
+  gate = ds_test_gate_new (f->stream);
   p = ds_memory_resource_allocate_async (f->pool, 65536, 0, &f->order, &error);
   g_assert_no_error (error);
   g_assert_true (ds_memory_resource_deallocate_async (f->pool, p, 65536, 0, &f->order, &error));
@@ -45,22 +45,24 @@ test_cuda_same_stream (Fixture       *f,
   q = ds_memory_resource_allocate_async (f->pool, 65536, 0, &f->order, &error);
   g_assert_no_error (error);
   g_assert_true (q == p);
-  g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
+  g_assert_false (ds_test_gate_passed (gate));
   g_assert_true (ds_memory_resource_deallocate_async (f->pool, q, 65536, 0, &f->order, &error));
 
   /* Host order may not have it while S is busy. */
   h = ds_memory_resource_allocate (f->pool, 65536, 0, &error);
   g_assert_no_error (error);
   g_assert_true (h != p);
-  g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
+  g_assert_false (ds_test_gate_passed (gate));
   ds_memory_resource_deallocate (f->pool, h, 65536, 0);
 
   s = ds_test_pool_stats (f->pool);
   g_assert_cmpuint (s.events_recorded, ==, 2);
   g_assert_cmpuint (s.upstream_allocations, ==, 2);
 
+  ds_test_gate_open (gate);
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (f->stream));
-  g_assert_cmpint (g_atomic_int_get (&done), ==, 1);
+  g_assert_true (ds_test_gate_passed (gate));
+  ds_test_gate_free (gate);
 
   /* Drained: now host order may have it (and the other block). */
   {
@@ -107,7 +109,8 @@ cross_stream (Fixture                  *f,
   cudaStream_t s1, s2;
   DsAccessOrder o1, o2;
   g_autoptr(GError) error = NULL;
-  gint done = 0, after = 0;
+  DsTestGate *gate;
+  gint after = 0;
   gpointer p, q;
 
   g_test_summary ("A block given back in stream S is not handed to stream T "
@@ -129,7 +132,7 @@ cross_stream (Fixture                  *f,
   g_assert_no_error (error);
   ds_memory_resource_deallocate (f->pool, p, 100000, 0);
 
-  ds_test_stream_sleep (s1, 400, &done);
+  gate = ds_test_gate_new (s1);
   p = ds_memory_resource_allocate_async (f->pool, 20000, 0, &o1, &error);
   g_assert_no_error (error);
   g_assert_true (ds_memory_resource_deallocate_async (f->pool, p, 20000, 0, &o1, &error));
@@ -140,10 +143,11 @@ cross_stream (Fixture                  *f,
   if (policy == DS_FENCE_CROSS_STREAM_QUERY)
     {
       g_assert_true (q != p);
-      g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
+      g_assert_false (ds_test_gate_passed (gate));
       g_assert_cmpuint (ds_test_pool_stats (f->pool).stream_waits, ==, 0);
       ds_memory_resource_deallocate (f->pool, q, 20000, 0);
 
+      ds_test_gate_open (gate);
       DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s1));
       q = ds_memory_resource_allocate_async (f->pool, 20000, 0, &o2, &error);
       g_assert_no_error (error);
@@ -158,13 +162,15 @@ cross_stream (Fixture                  *f,
       ds_test_stream_set_flag (s2, &after);
       g_usleep (100 * G_TIME_SPAN_MILLISECOND);
       g_assert_cmpint (g_atomic_int_get (&after), ==, 0);
-      g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
+      g_assert_false (ds_test_gate_passed (gate));
+      ds_test_gate_open (gate);
       DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s2));
-      g_assert_cmpint (g_atomic_int_get (&done), ==, 1);
+      g_assert_true (ds_test_gate_passed (gate));
       g_assert_cmpint (g_atomic_int_get (&after), ==, 1);
       ds_memory_resource_deallocate_async (f->pool, q, 20000, 0, &o2, NULL);
     }
 
+  ds_test_gate_free (gate);
   ds_test_stream_free (s1);
   ds_test_stream_free (s2);
   ds_test_pool_reset_policies ();
@@ -249,7 +255,7 @@ test_cuda_lazy_host_reuse (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) busy = g_ptr_array_new ();
   DsPoolStats before, after;
-  gint done = 0;
+  DsTestGate *gate;
   guint i, reused = 0;
 
   g_test_summary ("Lazy fences: pinned blocks given back in a busy stream's "
@@ -265,23 +271,23 @@ test_cuda_lazy_host_reuse (void)
   stream = ds_test_stream_new ();
   ds_access_order_init_stream (&order, stream, -1);
 
-  /* While the stream sleeps, every block handed to the host is new. */
-  ds_test_stream_sleep (stream, 300, &done);
+  /* While the stream is held at a gate, every block handed to the host is
+   * new. */
+  gate = ds_test_gate_new (stream);
   for (i = 0; i < 8; i++)
     {
       guint8 *p = ds_memory_resource_allocate (pool, 64 << 10, 0, &error);
 
       g_assert_no_error (error);
-      if (g_atomic_int_get (&done))
-        break;
       g_assert_false (g_ptr_array_find (busy, p, NULL));
       p[0] = (guint8) i;
       g_ptr_array_add (busy, p);
       g_assert_true (ds_memory_resource_deallocate_async (pool, p, 64 << 10, 0, &order, NULL));
     }
-  g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
-  g_assert_true (ds_test_wait_until (g_atomic_int_get (&done), 5000));
+  g_assert_false (ds_test_gate_passed (gate));
+  ds_test_gate_open (gate);
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (stream));
+  ds_test_gate_free (gate);
 
   /* Idle now: the blocks come back, checked every few releases. */
   before = ds_test_pool_stats (pool);
@@ -310,13 +316,19 @@ test_cuda_lazy_host_reuse (void)
 }
 
 static void
+destroy_stream (gpointer stream)
+{
+  DS_TEST_CUDA_CHECK (cudaStreamDestroy (stream));
+}
+
+static void
 test_cuda_destroyed_stream (Fixture       *f,
                             gconstpointer  user_data)
 {
   cudaStream_t s1, s2;
   DsAccessOrder o1, o2;
   g_autoptr(GError) error = NULL;
-  gint done = 0;
+  DsTestGate *gate;
   gpointer p, q;
 
   g_test_summary ("A stream destroyed while it has pending releases: its "
@@ -330,13 +342,21 @@ test_cuda_destroyed_stream (Fixture       *f,
   s1 = ds_test_stream_new ();
   ds_access_order_init_stream (&o1, s1, -1);
 
-  /* 2 s: long enough that the old stream is still busy below even under
-   * compute-sanitizer, which slows every CUDA call down. */
-  ds_test_stream_sleep (s1, 2000, &done);
+  /* The old stream stays busy, at a gate, until the checks below are
+   * made, however slowly they run (compute-sanitizer). */
+  gate = ds_test_gate_new (s1);
   p = ds_memory_resource_allocate_async (f->pool, 8192, 0, &o1, &error);
   g_assert_no_error (error);
   g_assert_true (ds_memory_resource_deallocate_async (f->pool, p, 8192, 0, &o1, &error));
-  DS_TEST_CUDA_CHECK (cudaStreamDestroy (s1));
+  if (ds_test_gate_call (gate, 3000, destroy_stream, s1))
+    {
+      ds_test_gate_free (gate);
+      DS_TEST_CUDA_CHECK (cudaDeviceSynchronize ());
+      g_test_skip ("cudaStreamDestroy waited for the stream's work (as it does "
+                   "under compute-sanitizer): a destroyed stream cannot be "
+                   "kept busy here");
+      return;
+    }
 
   s2 = ds_test_stream_new ();
   ds_access_order_init_stream (&o2, s2, -1);
@@ -346,13 +366,15 @@ test_cuda_destroyed_stream (Fixture       *f,
 
   q = ds_memory_resource_allocate_async (f->pool, 8192, 0, &o2, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
+  g_assert_false (ds_test_gate_passed (gate));
   g_assert_true (q != p);
   ds_memory_resource_deallocate_async (f->pool, q, 8192, 0, &o2, NULL);
 
   /* The old stream's work finishes; its event with it. */
-  g_assert_true (ds_test_wait_until (g_atomic_int_get (&done), 5000));
+  ds_test_gate_open (gate);
   DS_TEST_CUDA_CHECK (cudaDeviceSynchronize ());
+  g_assert_true (ds_test_gate_passed (gate));
+  ds_test_gate_free (gate);
   {
     gpointer a = ds_memory_resource_allocate (f->pool, 8192, 0, &error);
     gpointer b = ds_memory_resource_allocate (f->pool, 8192, 0, &error);
@@ -377,7 +399,7 @@ test_cuda_release_batch (void)
   };
   cudaStream_t stream;
   DsAccessOrder order;
-  gint done = 0;
+  DsTestGate *gate;
   guint round, i, k;
 
   g_test_summary ("A release of many blocks of three kinds in one stream's "
@@ -408,8 +430,9 @@ test_cuda_release_batch (void)
       guint64 before_events = 0, after_events = 0, before_queries = 0, after_queries = 0;
 
       ds_fence_set_policies (policy, DS_FENCE_CROSS_STREAM_QUERY);
+      gate = NULL;
       if (round == 2 || round == 3)
-        ds_test_stream_sleep (stream, 200, &done);
+        gate = ds_test_gate_new (stream);
       else
         DS_TEST_CUDA_CHECK (cudaStreamSynchronize (stream));
 
@@ -459,6 +482,11 @@ test_cuda_release_batch (void)
         }
       else
         g_assert_cmpuint (after_events - before_events, ==, 1);
+      if (gate != NULL)
+        {
+          g_assert_false (ds_test_gate_passed (gate));
+          ds_test_gate_free (gate);
+        }
     }
 
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (stream));
@@ -477,7 +505,7 @@ test_cuda_trim_pending (Fixture       *f,
                         gconstpointer  user_data)
 {
   g_autoptr(GError) error = NULL;
-  gint done = 0;
+  DsTestGate *gate;
   gpointer p, h;
   DsPoolStats s;
 
@@ -487,7 +515,7 @@ test_cuda_trim_pending (Fixture       *f,
   DS_TEST_REQUIRE_CUDA ();
   ds_test_pool_reset_policies ();
 
-  ds_test_stream_sleep (f->stream, 400, &done);
+  gate = ds_test_gate_new (f->stream);
   p = ds_memory_resource_allocate_async (f->pool, 16384, 0, &f->order, &error);
   h = ds_memory_resource_allocate (f->pool, 32768, 0, &error);
   g_assert_no_error (error);
@@ -495,13 +523,15 @@ test_cuda_trim_pending (Fixture       *f,
   ds_memory_resource_deallocate (f->pool, h, 32768, 0);
 
   g_assert_cmpuint (ds_pool_resource_trim (DS_POOL_RESOURCE (f->pool)), ==, 32768);
-  g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
+  g_assert_false (ds_test_gate_passed (gate));
   g_assert_cmpuint (ds_test_resource_get_n_live (f->up), ==, 1);
   s = ds_test_pool_stats (f->pool);
   g_assert_cmpuint (s.event_waits, ==, 0);
   g_assert_cmpuint (s.bytes_cached, ==, 16384);
 
+  ds_test_gate_open (gate);
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (f->stream));
+  ds_test_gate_free (gate);
   g_assert_cmpuint (ds_pool_resource_trim (DS_POOL_RESOURCE (f->pool)), ==, 16384);
   ds_test_resource_assert_clean (f->up);
 }
@@ -511,7 +541,7 @@ test_cuda_finalize_pending (Fixture       *f,
                             gconstpointer  user_data)
 {
   g_autoptr(GError) error = NULL;
-  gint done = 0;
+  DsTestGate *gate;
   gpointer p;
 
   g_test_summary ("Finalizing a pool with blocks pending on a busy stream "
@@ -520,14 +550,18 @@ test_cuda_finalize_pending (Fixture       *f,
   DS_TEST_REQUIRE_CUDA ();
   ds_test_pool_reset_policies ();
 
-  ds_test_stream_sleep (f->stream, 300, &done);
+  gate = ds_test_gate_new (f->stream);
   p = ds_memory_resource_allocate_async (f->pool, 16384, 0, &f->order, &error);
   g_assert_no_error (error);
   ds_memory_resource_deallocate_async (f->pool, p, 16384, 0, &f->order, NULL);
-  g_assert_cmpint (g_atomic_int_get (&done), ==, 0);
+  g_assert_false (ds_test_gate_passed (gate));
 
+  /* Finalize blocks until the stream got past the gate, which another
+   * thread opens while it waits. */
+  ds_test_gate_open_later (gate, 100);
   g_assert_finalize_object (g_steal_pointer (&f->pool));
-  g_assert_cmpint (g_atomic_int_get (&done), ==, 1);
+  g_assert_true (ds_test_gate_passed (gate));
+  ds_test_gate_free (gate);
   ds_test_resource_assert_clean (f->up);
 }
 
@@ -538,7 +572,8 @@ test_cuda_bound_reuses_pending (Fixture       *f,
   cudaStream_t s1, s2, s3;
   DsAccessOrder o1, o2, o3;
   g_autoptr(GError) error = NULL;
-  gint done1 = 0, done2 = 0, after = 0;
+  DsTestGate *g1, *g2;
+  gint after = 0;
   gpointer p, q, r, h;
   DsPoolStats s;
 
@@ -556,8 +591,8 @@ test_cuda_bound_reuses_pending (Fixture       *f,
   ds_access_order_init_stream (&o2, s2, -1);
   ds_access_order_init_stream (&o3, s3, -1);
 
-  ds_test_stream_sleep (s1, 400, &done1);
-  ds_test_stream_sleep (s2, 600, &done2);
+  g1 = ds_test_gate_new (s1);
+  g2 = ds_test_gate_new (s2);
 
   /* Peak demand: one 64 KiB block; the bound: two. */
   p = ds_memory_resource_allocate_async (f->pool, 65536, 0, &o1, &error);
@@ -581,15 +616,19 @@ test_cuda_bound_reuses_pending (Fixture       *f,
   ds_test_stream_set_flag (s3, &after);
   g_usleep (100 * G_TIME_SPAN_MILLISECOND);
   g_assert_cmpint (g_atomic_int_get (&after), ==, 0);
-  g_assert_cmpint (g_atomic_int_get (&done1), ==, 0);
+  g_assert_false (ds_test_gate_passed (g1));
 
   /* Host order (demand back to one block): blocks until the oldest
-   * pending release (q's, on s2) completes, and reuses q. */
+   * pending release (q's, on s2) completes, and reuses q. Both gates are
+   * opened by other threads while it blocks (s1's first: CUDA may run
+   * host functions one at a time). */
   ds_memory_resource_deallocate_async (f->pool, r, 65536, 0, &o3, NULL);
+  ds_test_gate_open_later (g1, 100);
+  ds_test_gate_open_later (g2, 200);
   h = ds_memory_resource_allocate (f->pool, 65536, 0, &error);
   g_assert_no_error (error);
   g_assert_true (h == q);
-  g_assert_cmpint (g_atomic_int_get (&done2), ==, 1);
+  g_assert_true (ds_test_gate_passed (g2));
   s = ds_test_pool_stats (f->pool);
   g_assert_cmpuint (s.upstream_allocations, ==, 2);
   g_assert_cmpuint (s.upstream_deallocations, ==, 0);
@@ -597,6 +636,8 @@ test_cuda_bound_reuses_pending (Fixture       *f,
   ds_test_pool_assert_within_bound (f->pool);
 
   ds_memory_resource_deallocate (f->pool, h, 65536, 0);
+  ds_test_gate_free (g1);
+  ds_test_gate_free (g2);
   ds_test_stream_free (s1);
   ds_test_stream_free (s2);
   ds_test_stream_free (s3);

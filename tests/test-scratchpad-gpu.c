@@ -248,7 +248,8 @@ test_gpu_pinned_in_flight (void)
   g_autoptr(GError) error = NULL;
   DsScratchpad *sp;
   guint8 *pinned, *device = NULL, *out = NULL;
-  gint slept = 0, copied = 0;
+  DsTestGate *gate;
+  gint copied = 0;
   guint i, n_overlaps_early = 0, n_allocs = 0;
 
   DS_TEST_REQUIRE_CUDA ();
@@ -270,8 +271,9 @@ test_gpu_pinned_in_flight (void)
   g_assert_no_error (error);
   ds_test_fill_pattern (pinned, size, 7);
 
-  /* s: sleep, then read the pinned scratch, then mark the copy done. */
-  ds_test_stream_sleep (s, 1000, &slept);
+  /* s: wait at a gate, then read the pinned scratch, then mark the copy
+   * done. The gate stays closed until the checks below are made. */
+  gate = ds_test_gate_new (s);
   DS_TEST_CUDA_CHECK (cudaMemcpyAsync (device, pinned, size, cudaMemcpyHostToDevice, s));
   ds_test_stream_set_flag (s, &copied);
 
@@ -300,9 +302,13 @@ test_gpu_pinned_in_flight (void)
     }
 
   g_assert_cmpuint (n_overlaps_early, ==, 0);
-  g_assert_cmpint (g_atomic_int_get (&slept), ==, 0);
+  g_assert_false (ds_test_gate_passed (gate));
+  g_assert_cmpint (g_atomic_int_get (&copied), ==, 0);
 
+  ds_test_gate_open (gate);
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s));
+  g_assert_cmpint (g_atomic_int_get (&copied), ==, 1);
+  ds_test_gate_free (gate);
   DS_TEST_CUDA_CHECK (cudaMemcpy (out, device, size, cudaMemcpyDeviceToHost));
   ds_test_check_pattern (out, size, 7);
 
@@ -322,7 +328,7 @@ test_gpu_device_cross_stream (void)
   g_autoptr(GError) error = NULL;
   DsScratchpad *sp;
   guint8 *src = NULL, *out = NULL, *scratch;
-  gint slept = 0;
+  DsTestGate *gate;
   guint i;
 
   DS_TEST_REQUIRE_CUDA ();
@@ -344,9 +350,10 @@ test_gpu_device_cross_stream (void)
   scratch = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, size, 0, &error);
   g_assert_no_error (error);
 
-  /* A: fill the scratch, sleep, then read it back. */
+  /* A: fill the scratch, wait at a gate, then read it back. The gate
+   * opens only after B has done its worst, however slowly this runs. */
   DS_TEST_CUDA_CHECK (cudaMemcpyAsync (scratch, src, size, cudaMemcpyHostToDevice, a));
-  ds_test_stream_sleep (a, 1000, &slept);
+  gate = ds_test_gate_new (a);
   DS_TEST_CUDA_CHECK (cudaMemcpyAsync (out, scratch, size, cudaMemcpyDeviceToHost, a));
 
   g_assert_finalize_object (sp);
@@ -364,9 +371,11 @@ test_gpu_device_cross_stream (void)
       DS_TEST_CUDA_CHECK (cudaMemsetAsync (p, 0xdd, size / 4, b));
       g_assert_finalize_object (sp2);
     }
-  g_assert_cmpint (g_atomic_int_get (&slept), ==, 0);
+  g_assert_false (ds_test_gate_passed (gate));
 
+  ds_test_gate_open (gate);
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (a));
+  ds_test_gate_free (gate);
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (b));
   ds_test_check_pattern (out, size, 3);
 
