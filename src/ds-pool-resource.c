@@ -631,8 +631,11 @@ ds_pool_resource_class_init (DsPoolResourceClass *klass)
    * before the pool may give it back on its own (see
    * [property@Ds.PoolResource:release-threshold]). A block goes back
    * at the earliest this long after it was last given back to the pool,
-   * and usually within an eighth more, provided the pool is in use. 0 gives
-   * back unused blocks at the next check. The default, for every pool
+   * at one of the pool's checks (one every 256 blocks given back to a
+   * thread's shard, with the time measured in steps of an eighth of
+   * this): with a busy pool, within about an eighth more; a pool used
+   * rarely gives it back at its second check after the timeout. 0 gives
+   * back unused blocks at the next check but one. The default, for every pool
    * including the default resources, is
    * [const@Ds.POOL_RESOURCE_DEFAULT_IDLE_TIMEOUT] (5 s).
    */
