@@ -96,30 +96,27 @@ ds_pool_block_hand_out (DsPoolBlock *b,
   __atomic_store_n (&b->home, home, __ATOMIC_RELEASE);
 }
 
-void ds_pool_block_refuse_twice (gpointer owner,
-                                 gpointer ptr,
-                                 gsize    size,
-                                 gsize    alignment);
-
 /* Marks @b back in the pool if its state is still @state (as read by
- * ds_pool_registry_find ()); else a critical (given back twice), and
- * FALSE. Called with the lock of @b's home shard held. */
+ * ds_pool_registry_find ()); else FALSE: it was given back twice (the
+ * caller refuses it with ds_pool_block_refuse_twice ()). Called with the
+ * lock of @b's home shard held. */
 static inline gboolean
 ds_pool_block_take_back_locked (DsPoolBlock *b,
-                                guint64      state,
-                                gpointer     owner,
-                                gsize        size,
-                                gsize        alignment)
+                                guint64      state)
 {
   if (G_UNLIKELY (__atomic_load_n (&b->state, __ATOMIC_RELAXED) != state))
-    {
-      ds_pool_block_refuse_twice (owner, b->ptr, size, alignment);
-      return FALSE;
-    }
+    return FALSE;
 
   __atomic_store_n (&b->state, state & ~(guint64) DS_POOL_BLOCK_OUT, __ATOMIC_RELAXED);
   return TRUE;
 }
+
+/* The critical for a block found given back twice by
+ * ds_pool_block_take_back_locked (). */
+void ds_pool_block_refuse_twice (gpointer owner,
+                                 gpointer ptr,
+                                 gsize    size,
+                                 gsize    alignment);
 
 typedef struct _DsPoolRegistryTable DsPoolRegistryTable;
 
@@ -202,49 +199,41 @@ ds_pool_registry_try_lookup (DsPoolRegistry  *self,
   return __atomic_load_n (&self->seq, __ATOMIC_RELAXED) == seq;
 }
 
-DsPoolBlock *ds_pool_registry_lookup_slow (DsPoolRegistry *self,
-                                           gconstpointer   ptr,
-                                           guint64        *state,
-                                           gsize          *size,
-                                           gsize          *alignment);
-void         ds_pool_registry_refuse      (gpointer        owner,
-                                           gpointer        ptr,
-                                           gsize           size,
-                                           gsize           alignment,
-                                           DsPoolBlock    *b,
-                                           guint64         state,
-                                           gsize           out_size,
-                                           gsize           out_align);
-
-/* A block given back to @owner (named in the critical): its record and,
- * in *@state, its state as read, if @ptr is handed out with exactly @size
- * and @alignment; else NULL, after a critical that names @ptr, the size
- * and alignment given and those it was handed out with. Takes no lock;
- * the caller then takes the block back under its home shard's lock with
- * ds_pool_block_take_back_locked (). */
+/* The fast path of ds_pool_registry_find (): the record of @ptr if it is
+ * handed out with exactly @size and @alignment and no change got in the
+ * way, with its state in *@state; else NULL, and the caller calls
+ * ds_pool_registry_find (). */
 static inline DsPoolBlock *
-ds_pool_registry_find (DsPoolRegistry *self,
-                       gpointer        owner,
-                       gpointer        ptr,
-                       gsize           size,
-                       gsize           alignment,
-                       guint64        *state)
+ds_pool_registry_find_fast (DsPoolRegistry *self,
+                            gpointer        ptr,
+                            gsize           size,
+                            gsize           alignment,
+                            guint64        *state)
 {
   DsPoolBlock *b;
   gsize out_size = 0, out_align = 0;
 
-  if (G_UNLIKELY (!ds_pool_registry_try_lookup (self, ptr, &b, state, &out_size, &out_align)))
-    b = ds_pool_registry_lookup_slow (self, ptr, state, &out_size, &out_align);
-
-  if (G_UNLIKELY (b == NULL || (*state & DS_POOL_BLOCK_OUT) == 0 ||
+  if (G_UNLIKELY (!ds_pool_registry_try_lookup (self, ptr, &b, state, &out_size, &out_align) ||
+                  b == NULL || (*state & DS_POOL_BLOCK_OUT) == 0 ||
                   size != out_size || alignment != out_align))
-    {
-      ds_pool_registry_refuse (owner, ptr, size, alignment, b, *state, out_size, out_align);
-      return NULL;
-    }
+    return NULL;
 
   return b;
 }
+
+/* A block given back to @owner (named in the critical): its record and,
+ * in *@state, its state as read, if @ptr is handed out with exactly @size
+ * and @alignment; else NULL, after a critical that names @ptr, the size
+ * and alignment given and those it was handed out with. Takes no lock
+ * (looks again while changes get in the way); the caller then takes the
+ * block back under its home shard's lock with
+ * ds_pool_block_take_back_locked (). */
+DsPoolBlock    *ds_pool_registry_find   (DsPoolRegistry *self,
+                                         gpointer        owner,
+                                         gpointer        ptr,
+                                         gsize           size,
+                                         gsize           alignment,
+                                         guint64        *state);
 
 DsPoolRegistry *ds_pool_registry_new    (void);
 /* Frees the registry and every record still in it (dropping the fence

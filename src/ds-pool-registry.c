@@ -240,47 +240,40 @@ ds_pool_block_refuse_twice (gpointer owner,
 }
 
 DsPoolBlock *
-ds_pool_registry_lookup_slow (DsPoolRegistry *self,
-                              gconstpointer   ptr,
-                              guint64        *state,
-                              gsize          *size,
-                              gsize          *alignment)
+ds_pool_registry_find (DsPoolRegistry *self,
+                       gpointer        owner,
+                       gpointer        ptr,
+                       gsize           size,
+                       gsize           alignment,
+                       guint64        *state)
 {
-  for (guint tries = 1;; tries++)
-    {
-      DsPoolBlock *b;
+  DsPoolBlock *b;
+  gsize out_size = 0, out_align = 0;
 
-      if (tries % 64 == 0)
-        g_thread_yield ();
-      if (ds_pool_registry_try_lookup (self, ptr, &b, state, size, alignment))
-        return b;
-    }
-}
+  for (guint tries = 1;
+       !ds_pool_registry_try_lookup (self, ptr, &b, state, &out_size, &out_align);
+       tries++)
+    if (tries % 64 == 0)
+      g_thread_yield ();
 
-void
-ds_pool_registry_refuse (gpointer     owner,
-                         gpointer     ptr,
-                         gsize        size,
-                         gsize        alignment,
-                         DsPoolBlock *b,
-                         guint64      state,
-                         gsize        out_size,
-                         gsize        out_align)
-{
   if (b == NULL)
     g_critical ("%s %p: refusing to take back %p (size %" G_GSIZE_FORMAT ", alignment %"
                 G_GSIZE_FORMAT "): it did not hand it out",
                 G_OBJECT_TYPE_NAME (owner), owner, ptr, size, alignment);
-  else if ((state & DS_POOL_BLOCK_OUT) == 0)
+  else if ((*state & DS_POOL_BLOCK_OUT) == 0)
     g_critical ("%s %p: refusing to take back %p (size %" G_GSIZE_FORMAT ", alignment %"
                 G_GSIZE_FORMAT "): it was given back already (freed twice); it was "
                 "last handed out with size %" G_GSIZE_FORMAT ", alignment %" G_GSIZE_FORMAT,
                 G_OBJECT_TYPE_NAME (owner), owner, ptr, size, alignment, out_size, out_align);
-  else
+  else if (size != out_size || alignment != out_align)
     g_critical ("%s %p: refusing to take back %p with size %" G_GSIZE_FORMAT ", alignment %"
                 G_GSIZE_FORMAT ": it was handed out with size %" G_GSIZE_FORMAT
                 ", alignment %" G_GSIZE_FORMAT,
                 G_OBJECT_TYPE_NAME (owner), owner, ptr, size, alignment, out_size, out_align);
+  else
+    return b;   /* the fast path met a change */
+
+  return NULL;
 }
 
 guint64

@@ -299,7 +299,9 @@ pool_free (DsPoolResource      *self,
 
   if (G_UNLIKELY (alignment == 0))
     alignment = 16;
-  b = ds_pool_registry_find (self->registry, self, ptr, size, alignment, &state);
+  b = ds_pool_registry_find_fast (self->registry, ptr, size, alignment, &state);
+  if (G_UNLIKELY (b == NULL))
+    b = ds_pool_registry_find (self->registry, self, ptr, size, alignment, &state);
   if (G_UNLIKELY (b == NULL))
     {
       shard = current_shard (self, NULL);
@@ -317,10 +319,11 @@ pool_free (DsPoolResource      *self,
   pending = ss != NULL && !ds_stream_state_is_fenced (ss, seq) ? demand : 0;
 
   shard = lock_home (self, b);
-  if (G_UNLIKELY (!ds_pool_block_take_back_locked (b, state, self, size, alignment)))
+  if (G_UNLIKELY (!ds_pool_block_take_back_locked (b, state)))
     {
       shard->refused++;
       g_mutex_unlock (&shard->lock);
+      ds_pool_block_refuse_twice (self, ptr, size, alignment);
       return;
     }
 

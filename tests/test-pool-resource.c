@@ -613,6 +613,8 @@ test_host_double_free (Fixture       *f,
   g_assert_cmpuint (s.bytes_in_use, ==, 2 * 4096);
   g_assert_cmpuint (s.n_cached_blocks, ==, 0);
   g_assert_cmpuint (s.bytes_held, ==, 2 * 4096);
+  /* The pool's record of what it holds: two blocks. */
+  g_assert_cmpuint (ds_pool_registry_count (DS_POOL_RESOURCE (f->pool)->registry), ==, 2);
 
   /* Handed out again, it may be given back again, once. */
   ds_memory_resource_deallocate (f->pool, q, 4096, 0);
