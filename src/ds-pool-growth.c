@@ -12,6 +12,20 @@
  * for (behind a stream wait), or gives cached blocks back upstream, oldest
  * and largest first. Blocks too large to cache go straight back upstream
  * once their stream work is done.
+ *
+ * Giving memory back on its own: every DS_POOL_RELEASE_CHECK_EVERY blocks
+ * given back to a shard, the thread that gave the last one reads the
+ * clock. The pool counts epochs, each at least an eighth of its idle
+ * timeout long, and remembers when the last DS_POOL_EPOCH_RING began; a
+ * block is stamped with the epoch it was cached in (a relaxed load, no
+ * clock read). A block stamped e was cached after epoch e began and so
+ * has been idle at least since epoch e + 1 began: when that is longer ago
+ * than the idle timeout, and the pool holds more than its release
+ * threshold, the block goes back upstream (largest classes, oldest blocks
+ * first, until the threshold holds). Only blocks whose fence is known or
+ * found complete (a query, no wait) go: blocks still pending on a stream
+ * stay, as with trim. Nothing runs while the pool is not used: a pool
+ * idle as a whole keeps what it has until its next use or a trim.
  */
 
 #include "config.h"
@@ -111,15 +125,16 @@ pool_capture_context (DsPoolResource *self)
   self->have_context = TRUE;
 }
 
-/* Gives cached blocks back upstream until @need bytes are freed (largest
- * classes, oldest blocks first): first those known reusable, then, as
- * @mode allows, those whose fence has completed by now, then the rest,
- * waiting for their fences. Called with grow_lock held. Returns the bytes
- * freed. */
-guint64
-ds_pool_evict_locked (DsPoolResource  *self,
-                      guint64          need,
-                      DsPoolEvictMode  mode)
+/* Gives cached blocks cached in epoch @max_stamp or before back upstream
+ * until @need bytes are freed (largest classes, oldest blocks first):
+ * first those known reusable, then, as @mode allows, those whose fence
+ * has completed by now, then the rest, waiting for their fences. Called
+ * with grow_lock held. Returns the bytes freed. */
+static guint64
+evict_locked (DsPoolResource  *self,
+              guint64          need,
+              DsPoolEvictMode  mode,
+              guint            max_stamp)
 {
   GArray *victims = g_array_new (FALSE, FALSE, sizeof (DsPoolVictim));
   guint64 freed = 0;
@@ -134,7 +149,8 @@ ds_pool_evict_locked (DsPoolResource  *self,
           continue;
 
         g_mutex_lock (&shard->lock);
-        freed += ds_pool_shard_evict_locked (shard, need - freed, pass, &self->grow_cuda, victims);
+        freed += ds_pool_shard_evict_locked (shard, need - freed, pass, max_stamp,
+                                             &self->grow_cuda, victims);
         g_mutex_unlock (&shard->lock);
       }
 
@@ -152,11 +168,14 @@ ds_pool_evict_locked (DsPoolResource  *self,
               /* Its work may never finish: hold it back for good. */
               freed -= v->class_bytes;
               ds_stream_state_unref (v->ss);
+              ds_pool_registry_remove (self->registry, v->block);
               continue;
             }
           ds_stream_state_unref (v->ss);
 
-          ds_memory_resource_deallocate (self->upstream, v->ptr, v->class_bytes, v->alignment);
+          ds_memory_resource_deallocate (self->upstream, v->block->ptr, v->block->up_size,
+                                         v->block->up_align);
+          ds_pool_registry_remove (self->registry, v->block);
           self->held -= v->class_bytes;
           self->upstream_deallocations++;
         }
@@ -167,6 +186,19 @@ ds_pool_evict_locked (DsPoolResource  *self,
   g_array_free (victims, TRUE);
 
   return freed;
+}
+
+/* Gives cached blocks back upstream until @need bytes are freed (largest
+ * classes, oldest blocks first): first those known reusable, then, as
+ * @mode allows, those whose fence has completed by now, then the rest,
+ * waiting for their fences. Called with grow_lock held. Returns the bytes
+ * freed. */
+guint64
+ds_pool_evict_locked (DsPoolResource  *self,
+                      guint64          need,
+                      DsPoolEvictMode  mode)
+{
+  return evict_locked (self, need, mode, G_MAXUINT);
 }
 
 static gpointer
@@ -203,28 +235,33 @@ ds_pool_add_counters (DsPoolShard           *shard,
  * cudaFree) and take a new one from upstream, reuse a pending block of the
  * class asked for: the requesting stream is made to wait for its fence
  * (host order: the host waits). Called with grow_lock held. */
-static gpointer
+static DsPoolBlock *
 take_pending_locked (DsPoolResource      *self,
                      guint                ac,
                      guint                cls,
                      gsize                class_bytes,
+                     gsize                size,
+                     gsize                alignment,
+                     guint                home,
                      const DsAccessOrder *order)
 {
   for (guint i = 0; i <= self->shard_mask; i++)
     {
       DsPoolShard *shard = self->shards[i];
       DsStreamState *ss = NULL;
-      gpointer ptr;
+      DsPoolBlock *b;
       guint64 seq = 0;
 
       if (ds_pool_shard_peek_n_cached (shard) == 0)
         continue;
 
       g_mutex_lock (&shard->lock);
-      ptr = ds_pool_shard_take_any_locked (shard, ac, cls, class_bytes, &ss, &seq);
+      b = ds_pool_shard_take_any_locked (shard, ac, cls, class_bytes, &ss, &seq);
+      if (b != NULL)
+        ds_pool_block_hand_out (b, size, alignment, home);
       g_mutex_unlock (&shard->lock);
 
-      if (ptr == NULL)
+      if (b == NULL)
         continue;
       /* Whatever the cross-stream policy: here the alternative is a
        * blocking wait and a device-wide cudaFree. */
@@ -234,11 +271,12 @@ take_pending_locked (DsPoolResource      *self,
                          : ds_stream_state_wait (ss, seq, &self->grow_cuda)))
         {
           ds_stream_state_unref (ss);
-          return ptr;
+          return b;
         }
 
       /* Its work will never finish (a failed device): hold it back. */
       ds_stream_state_unref (ss);
+      ds_pool_registry_remove (self->registry, b);
     }
 
   return NULL;
@@ -247,18 +285,22 @@ take_pending_locked (DsPoolResource      *self,
 /* A cache miss: takes a new block of @up_size bytes aligned to @up_align
  * from upstream, first making sure that what the pool holds stays within
  * twice the peak demand. *@reused: a pending block was reused instead. */
-gpointer
+DsPoolBlock *
 ds_pool_grow (DsPoolResource       *self,
               guint                 ac,
               guint                 cls,
               gsize                 up_size,
               gsize                 up_align,
+              gsize                 size,
+              gsize                 alignment,
               gsize                 demand,
+              guint                 home,
               const DsAccessOrder  *order,
               gboolean             *reused,
               GError              **error)
 {
   GError *local_error = NULL;
+  DsPoolBlock *b;
   gpointer ptr;
   gint64 wanted, peak;
 
@@ -274,11 +316,11 @@ ds_pool_grow (DsPoolResource       *self,
       /* For CUDA kinds, giving a block back (cudaFree, cudaFreeHost) waits
        * for the whole device anyway; for host memory it is cheap. */
       if (cls != DS_POOL_NO_CLASS && self->kind != DS_MEMORY_KIND_HOST &&
-          (ptr = take_pending_locked (self, ac, cls, up_size, order)) != NULL)
+          (b = take_pending_locked (self, ac, cls, up_size, size, alignment, home, order)) != NULL)
         {
           g_mutex_unlock (&self->grow_lock);
           *reused = TRUE;
-          return ptr;
+          return b;
         }
       ds_pool_evict_locked (self, self->held + up_size - 2 * (guint64) peak, DS_POOL_EVICT_ALL);
     }
@@ -327,7 +369,8 @@ ds_pool_grow (DsPoolResource       *self,
     }
 
   ds_pool_update_peak (self, wanted);
-  return ptr;
+  return ds_pool_registry_add (self->registry, ptr, up_size, up_align, ac, cls, size, alignment,
+                               home);
 }
 
 /* Gives a block that is not to be cached straight back upstream, once the
@@ -335,9 +378,7 @@ ds_pool_grow (DsPoolResource       *self,
 void
 ds_pool_give_back (DsPoolResource      *self,
                    DsPoolShard         *shard,
-                   gpointer             ptr,
-                   gsize                up_size,
-                   gsize                up_align,
+                   DsPoolBlock         *b,
                    gsize                demand,
                    DsStreamState       *ss,
                    guint64              seq,
@@ -345,24 +386,26 @@ ds_pool_give_back (DsPoolResource      *self,
 {
   DsFenceCounters counters = { 0, };
   DsCudaScope scope;
+  gsize up_size = b->up_size;
   gboolean scoped, freed = TRUE;
 
   scoped = ds_pool_enter_scope (self, &scope);
   if (ss != NULL)
     {
       if (self->upstream_async)
-        ds_memory_resource_deallocate_async (self->upstream, ptr, up_size, up_align, order, NULL);
+        ds_memory_resource_deallocate_async (self->upstream, b->ptr, up_size, b->up_align, order, NULL);
       else if (ds_stream_state_wait (ss, seq, &counters))
-        ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
+        ds_memory_resource_deallocate (self->upstream, b->ptr, up_size, b->up_align);
       else
         freed = FALSE;   /* held back for good */
     }
   else
     {
-      ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
+      ds_memory_resource_deallocate (self->upstream, b->ptr, up_size, b->up_align);
     }
   if (scoped)
     ds_cuda_scope_leave (&scope);
+  ds_pool_registry_remove (self->registry, b);
 
   ds_pool_add_counters (shard, &counters);
   g_mutex_lock (&shard->lock);
@@ -376,4 +419,76 @@ ds_pool_give_back (DsPoolResource      *self,
       self->upstream_deallocations++;
       g_mutex_unlock (&self->grow_lock);
     }
+}
+
+/* Idle release -------------------------------------------------------------------- */
+
+static gint64 (*pool_clock_func) (void) = g_get_monotonic_time;
+
+gint64
+ds_pool_clock (void)
+{
+  gint64 (*func) (void) = __atomic_load_n (&pool_clock_func, __ATOMIC_RELAXED);
+
+  return func ();
+}
+
+void
+ds_pool_set_clock_for_testing (gint64 (*func) (void))
+{
+  __atomic_store_n (&pool_clock_func, func != NULL ? func : g_get_monotonic_time,
+                    __ATOMIC_RELAXED);
+}
+
+void
+ds_pool_init_epochs (DsPoolResource *self)
+{
+  /* Epoch 0 is never used: a block stamped e needs epoch e + 1's start. */
+  self->epoch = 1;
+  self->epoch_start[1] = ds_pool_clock ();
+}
+
+void
+ds_pool_release_idle (DsPoolResource *self)
+{
+  guint64 threshold = __atomic_load_n (&self->release_threshold, __ATOMIC_RELAXED);
+  gint64 timeout = (gint64) __atomic_load_n (&self->idle_timeout_ms, __ATOMIC_RELAXED) * 1000;
+  gint64 now, tick;
+  guint epoch, cut = 0;
+
+  if (threshold == G_MAXUINT64 || !g_mutex_trylock (&self->grow_lock))
+    return;
+
+  /* A new epoch once an eighth of the timeout (at least 1 ms) has
+   * passed. */
+  now = ds_pool_clock ();
+  tick = MAX (timeout / 8, 1000);
+  epoch = self->epoch;
+  if (now - self->epoch_start[epoch % DS_POOL_EPOCH_RING] >= tick)
+    {
+      epoch++;
+      self->epoch_start[epoch % DS_POOL_EPOCH_RING] = now;
+      __atomic_store_n (&self->epoch, epoch, __ATOMIC_RELAXED);
+    }
+
+  if (self->held > threshold && self->upstream != NULL)
+    {
+      /* The newest epoch e whose successor began at least @timeout ago:
+       * blocks stamped e or before have been idle that long. */
+      for (guint k = epoch; k >= 2 && k + DS_POOL_EPOCH_RING > epoch; k--)
+        if (now - self->epoch_start[k % DS_POOL_EPOCH_RING] >= timeout)
+          {
+            cut = k - 1;
+            break;
+          }
+      if (cut != 0)
+        {
+          guint64 before = self->upstream_deallocations;
+
+          evict_locked (self, self->held - threshold, DS_POOL_EVICT_POLL, cut);
+          self->idle_releases += self->upstream_deallocations - before;
+        }
+    }
+
+  g_mutex_unlock (&self->grow_lock);
 }

@@ -12,6 +12,12 @@
 
 G_BEGIN_DECLS
 
+/* The epochs remembered for idle release (see ds-pool-growth.c). */
+#define DS_POOL_EPOCH_RING 16
+/* Every this many blocks given back to a shard, the pool looks for idle
+ * blocks to give back upstream. */
+#define DS_POOL_RELEASE_CHECK_EVERY 256
+
 struct _DsPoolResource
 {
   GObject           parent_instance;
@@ -26,6 +32,16 @@ struct _DsPoolResource
 
   DsPoolShard     **shards;
   guint             shard_mask;
+
+  /* Every block held, handed out or cached (ds-pool-registry-private.h). */
+  DsPoolRegistry   *registry;
+
+  /* Giving idle blocks back (ds-pool-growth.c). */
+  guint64           release_threshold; /* atomic */
+  guint             idle_timeout_ms;   /* atomic */
+  guint             epoch;             /* atomic; advanced under grow_lock */
+  gint64            epoch_start[DS_POOL_EPOCH_RING];   /* under grow_lock */
+  guint64           idle_releases;     /* under grow_lock */
 
   /* Growth and shrinking: held bytes, the peak and the upstream calls. */
   GMutex            grow_lock;
@@ -68,29 +84,58 @@ guint64  ds_pool_evict_locked   (DsPoolResource      *self,
                                  DsPoolEvictMode      mode);
 
 /* A cache miss: a block of class (@ac, @cls) (DS_POOL_NO_CLASS: not
- * cacheable), @up_size bytes aligned to @up_align, adding @demand, for
- * @order. *@reused: a pending block was reused instead of a new one. */
-gpointer ds_pool_grow           (DsPoolResource      *self,
+ * cacheable), @up_size bytes aligned to @up_align, for a request of @size
+ * bytes aligned to @alignment in @order by the thread of shard @home,
+ * adding @demand; the block comes back handed out. *@reused: a pending
+ * block was reused instead of a new one. */
+DsPoolBlock *ds_pool_grow       (DsPoolResource      *self,
                                  guint                ac,
                                  guint                cls,
                                  gsize                up_size,
                                  gsize                up_align,
+                                 gsize                size,
+                                 gsize                alignment,
                                  gsize                demand,
+                                 guint                home,
                                  const DsAccessOrder *order,
                                  gboolean            *reused,
                                  GError             **error);
 
-/* Gives a block that is not cached back upstream once the fence (@ss,
- * @seq) has completed (@ss NULL: at once); @shard is the caller's. */
+/* Gives a block that is not to be cached (just taken back) upstream once
+ * the fence (@ss, @seq) has completed (@ss NULL: at once); @shard is its
+ * home, where its @demand is counted. */
 void     ds_pool_give_back      (DsPoolResource      *self,
                                  DsPoolShard         *shard,
-                                 gpointer             ptr,
-                                 gsize                up_size,
-                                 gsize                up_align,
+                                 DsPoolBlock         *b,
                                  gsize                demand,
                                  DsStreamState       *ss,
                                  guint64              seq,
                                  const DsAccessOrder *order);
+
+/* Idle release ------------------------------------------------------------------ */
+
+/* The pool's coarse clock, in microseconds: g_get_monotonic_time (), or a
+ * test's. */
+gint64   ds_pool_clock          (void);
+/* For tests: makes ds_pool_clock () call @func (NULL: the real clock). */
+void     ds_pool_set_clock_for_testing (gint64 (*func) (void));
+
+/* The pool's current epoch, to stamp a block cached now. */
+static inline guint
+ds_pool_epoch (DsPoolResource *self)
+{
+  return __atomic_load_n (&self->epoch, __ATOMIC_RELAXED);
+}
+
+/* Starts the epochs at construction. */
+void     ds_pool_init_epochs    (DsPoolResource      *self);
+
+/* Called every DS_POOL_RELEASE_CHECK_EVERY blocks given back to a shard:
+ * advances the epoch when its time has come and, while the pool holds
+ * more than its release threshold, gives back upstream the cached blocks
+ * idle for longer than its idle timeout. Never waits: skips the check if
+ * another thread is growing or shrinking the pool. */
+void     ds_pool_release_idle   (DsPoolResource      *self);
 
 /* The default registry ---------------------------------------------------------- */
 

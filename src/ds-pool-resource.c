@@ -8,8 +8,11 @@
  * a block it may use does the pool grow, taking a block from upstream.
  * Before it grows it keeps what it holds within twice the peak demand it
  * has seen: it reuses a pending block of the class asked for (behind a
- * stream wait) or gives cached blocks back upstream. A block given back
- * goes into the calling thread's shard under the fence of its release
+ * stream wait) or gives cached blocks back upstream. Every block the pool
+ * holds has a record in its registry (ds-pool-registry-private.h), which
+ * refuses what the pool did not hand out, or not with that size. A block
+ * given back goes into its home shard (that of the thread it was handed
+ * out to: usually the caller's) under the fence of its release
  * (ds-fence-private.h); a scratchpad's release gives all its blocks back
  * through one DsFenceBatch, so one release costs at most one fence per
  * stream. Upstream calls run in the device and driver context the pool
@@ -56,13 +59,28 @@
  *
  * The pool never holds more than twice the peak concurrent demand it has
  * seen: before it takes more from upstream, it gives cached blocks back
- * until that bound holds. [method@Ds.PoolResource.trim] gives back all the
- * cached memory no stream work uses any more; finalization gives back
- * everything, waiting for pending stream work.
+ * until that bound holds. Above
+ * [property@Ds.PoolResource:release-threshold] (32 MiB by default), it
+ * also gives back on its own the cached blocks nobody has used for
+ * [property@Ds.PoolResource:idle-timeout] (5 s by default), so that a
+ * burst does not keep its memory held for the life of the process.
+ * [method@Ds.PoolResource.trim] gives back all the cached memory no stream
+ * work uses any more; finalization gives back everything, waiting for
+ * pending stream work.
+ *
+ * The pool knows every block it holds. A block given back that it did not
+ * hand out, one given back twice, or one given back with another size or
+ * alignment than it was handed out with (alignment 0 counts as 16) is
+ * refused with a critical that names the address, the size given and the
+ * size handed out; the pool leaves such a block alone (it neither caches
+ * it nor gives it upstream) and counts it in
+ * [struct@Ds.PoolStats]:refused_deallocations. This check is always on.
  *
  * Each thread works on its own shard of the pool (its own lock and free
  * lists), and takes from the other shards only when its own has nothing
- * that fits, so threads that each use their own stream do not contend.
+ * that fits, so threads that each use their own stream do not contend. A
+ * block given back by another thread than the one it was handed out to
+ * goes back to the shard of the latter.
  * A pool whose upstream is of host kind never calls CUDA unless blocks are
  * given back to it in a stream's order.
  */
@@ -74,6 +92,8 @@ enum
   PROP_UPSTREAM,
   PROP_KIND,
   PROP_MAX_CACHED_SIZE,
+  PROP_RELEASE_THRESHOLD,
+  PROP_IDLE_TIMEOUT,
   N_PROPS
 };
 
@@ -153,7 +173,7 @@ pool_alloc (DsPoolResource       *self,
 {
   DsPoolShard *shard;
   DsStreamState *ss = NULL;
-  gpointer ptr = NULL;
+  DsPoolBlock *b = NULL;
   gsize class_bytes = 0, up_size, up_align;
   gsize demand = ds_pool_demand_of (size);
   gboolean hit = FALSE, cacheable, missed = FALSE;
@@ -161,6 +181,8 @@ pool_alloc (DsPoolResource       *self,
 
   if (G_UNLIKELY (size == 0))
     return NULL;
+  if (G_UNLIKELY (alignment == 0))
+    alignment = 16;
   if (order != NULL && order->type != DS_ACCESS_ORDER_TYPE_DEVICE)
     order = NULL;
 
@@ -185,20 +207,21 @@ pool_alloc (DsPoolResource       *self,
                 class_bytes <= __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
     {
       g_mutex_lock (&shard->lock);
-      ptr = ds_pool_shard_take_locked (shard, ac, cls, class_bytes, order, &ss, &missed);
-      if (G_LIKELY (ptr != NULL))
+      b = ds_pool_shard_take_locked (shard, ac, cls, class_bytes, order, &ss, &missed);
+      if (G_LIKELY (b != NULL))
         {
+          ds_pool_block_hand_out (b, size, alignment, index);
           shard->hits++;
           ds_pool_add_demand (self, shard, (gint64) demand);
           g_mutex_unlock (&shard->lock);
           if (ss != NULL)
             ds_stream_state_unref (ss);
-          return ptr;
+          return b->ptr;
         }
       g_mutex_unlock (&shard->lock);
 
       /* Another thread's shard may have what this one lacks. */
-      for (guint i = 1; i <= self->shard_mask && ptr == NULL; i++)
+      for (guint i = 1; i <= self->shard_mask && b == NULL; i++)
         {
           DsPoolShard *other = self->shards[(index + i) & self->shard_mask];
 
@@ -206,36 +229,59 @@ pool_alloc (DsPoolResource       *self,
             continue;
 
           g_mutex_lock (&other->lock);
-          ptr = ds_pool_shard_take_locked (other, ac, cls, class_bytes, order, &ss, &missed);
+          b = ds_pool_shard_take_locked (other, ac, cls, class_bytes, order, &ss, &missed);
+          /* Its new home, under the old home's lock. */
+          if (b != NULL)
+            ds_pool_block_hand_out (b, size, alignment, index);
           g_mutex_unlock (&other->lock);
         }
-      hit = ptr != NULL;
+      hit = b != NULL;
       ds_stream_state_unref (ss);
       if (G_UNLIKELY (missed) && !g_atomic_int_get (&self->cross_demand))
         g_atomic_int_set (&self->cross_demand, TRUE);
     }
 
-  if (ptr == NULL)
-    ptr = ds_pool_grow (self, cacheable ? ac : DS_POOL_NO_CLASS, cacheable ? cls : DS_POOL_NO_CLASS,
-                     up_size, up_align, demand, order, &hit, error);
+  if (b == NULL)
+    b = ds_pool_grow (self, cacheable ? ac : DS_POOL_NO_CLASS, cacheable ? cls : DS_POOL_NO_CLASS,
+                      up_size, up_align, size, alignment, demand, index, order, &hit, error);
 
-  if (ptr != NULL)
-    {
-      g_mutex_lock (&shard->lock);
-      if (hit)
-        shard->hits++;
-      else
-        shard->misses++;
-      ds_pool_add_demand (self, shard, (gint64) demand);
-      g_mutex_unlock (&shard->lock);
-    }
+  if (b == NULL)
+    return NULL;
 
-  return ptr;
+  g_mutex_lock (&shard->lock);
+  if (hit)
+    shard->hits++;
+  else
+    shard->misses++;
+  ds_pool_add_demand (self, shard, (gint64) demand);
+  g_mutex_unlock (&shard->lock);
+
+  return b->ptr;
 }
 
-/* Puts a block given back into the calling thread's shard. @ss (borrowed)
- * and @seq: the fence it was given back under, or NULL when it is
- * reusable by anyone at once. */
+/* Locks the shard @b belongs to: its home, which changes only under the
+ * home's lock. */
+static inline DsPoolShard *
+lock_home (DsPoolResource *self,
+           DsPoolBlock    *b)
+{
+  for (;;)
+    {
+      guint home = __atomic_load_n (&b->home, __ATOMIC_ACQUIRE);
+      DsPoolShard *shard = self->shards[home & self->shard_mask];
+
+      g_mutex_lock (&shard->lock);
+      if (G_LIKELY (__atomic_load_n (&b->home, __ATOMIC_RELAXED) == home))
+        return shard;
+      g_mutex_unlock (&shard->lock);
+    }
+}
+
+/* Takes back a block given back, if the pool handed it out with @size and
+ * @alignment (else a critical, and nothing changes), into its home shard
+ * (that of the thread it was handed out to). @ss (borrowed) and @seq: the
+ * fence it was given back under, or NULL when it is reusable by anyone at
+ * once. */
 static void
 pool_free (DsPoolResource      *self,
            gpointer             ptr,
@@ -246,36 +292,57 @@ pool_free (DsPoolResource      *self,
            const DsAccessOrder *order)
 {
   DsPoolShard *shard;
-  gsize class_bytes = 0, pending;
-  guint ac, cls;
+  DsPoolBlock *b;
+  guint64 state = 0;
+  gsize pending, demand;
+  gboolean check;
+
+  if (G_UNLIKELY (alignment == 0))
+    alignment = 16;
+  b = ds_pool_registry_find_fast (self->registry, ptr, size, alignment, &state);
+  if (G_UNLIKELY (b == NULL))
+    b = ds_pool_registry_find (self->registry, self, ptr, size, alignment, &state);
+  if (G_UNLIKELY (b == NULL))
+    {
+      shard = current_shard (self, NULL);
+      g_mutex_lock (&shard->lock);
+      shard->refused++;
+      g_mutex_unlock (&shard->lock);
+      return;
+    }
 
   if (ss != NULL && ds_stream_state_known_complete (ss, seq))
     ss = NULL;
-
-  ac = ds_pool_align_class (alignment);
-  cls = ds_pool_size_class (size, &class_bytes);
-  if (G_UNLIKELY (ac == DS_POOL_NO_CLASS || cls == DS_POOL_NO_CLASS))
-    {
-      ds_pool_give_back (self, current_shard (self, NULL), ptr, size, alignment, ds_pool_demand_of (size), ss, seq, order);
-      return;
-    }
-  if (G_UNLIKELY (class_bytes > __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
-    {
-      ds_pool_give_back (self, current_shard (self, NULL), ptr, class_bytes, DS_POOL_GRANULE << ac, ds_pool_demand_of (size),
-                      ss, seq, order);
-      return;
-    }
-
+  demand = ds_pool_demand_of (size);
   /* Pending on a stream without an event: the block stays in the demand
    * until taken out (see ds-pool-shard-private.h). */
-  pending = ss != NULL && !ds_stream_state_is_fenced (ss, seq) ? ds_pool_demand_of (size) : 0;
+  pending = ss != NULL && !ds_stream_state_is_fenced (ss, seq) ? demand : 0;
 
-  shard = current_shard (self, NULL);
-  g_mutex_lock (&shard->lock);
-  ds_pool_shard_put_locked (shard, ac, cls, class_bytes, ptr, ss, seq, pending);
+  shard = lock_home (self, b);
+  if (G_UNLIKELY (!ds_pool_block_take_back_locked (b, state)))
+    {
+      shard->refused++;
+      g_mutex_unlock (&shard->lock);
+      ds_pool_block_refuse_twice (self, ptr, size, alignment);
+      return;
+    }
+
+  if (G_UNLIKELY (b->cls == DS_POOL_NO_CLASS ||
+                  b->up_size > __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
+    {
+      g_mutex_unlock (&shard->lock);
+      ds_pool_give_back (self, shard, b, demand, ss, seq, order);
+      return;
+    }
+
+  ds_pool_shard_put_locked (shard, b, b->up_size, ss, seq, pending, ds_pool_epoch (self));
   if (pending == 0)
-    ds_pool_add_demand (self, shard, -(gint64) ds_pool_demand_of (size));
+    ds_pool_add_demand (self, shard, -(gint64) demand);
+  check = ++shard->frees % DS_POOL_RELEASE_CHECK_EVERY == 0;
   g_mutex_unlock (&shard->lock);
+
+  if (G_UNLIKELY (check))
+    ds_pool_release_idle (self);
 }
 
 /* DsMemoryResource and release batches ---------------------------------------------- */
@@ -410,6 +477,7 @@ ds_pool_resource_finalize (GObject *object)
   for (guint i = 0; i <= self->shard_mask; i++)
     ds_pool_shard_free (self->shards[i]);
   g_free (self->shards);
+  ds_pool_registry_free (self->registry);
   g_mutex_clear (&self->grow_lock);
 
   G_OBJECT_CLASS (ds_pool_resource_parent_class)->finalize (object);
@@ -437,6 +505,14 @@ ds_pool_resource_get_property (GObject    *object,
       g_value_set_uint64 (value, ds_pool_resource_get_max_cached_size (self));
       break;
 
+    case PROP_RELEASE_THRESHOLD:
+      g_value_set_uint64 (value, ds_pool_resource_get_release_threshold (self));
+      break;
+
+    case PROP_IDLE_TIMEOUT:
+      g_value_set_uint (value, ds_pool_resource_get_idle_timeout (self));
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -458,6 +534,14 @@ ds_pool_resource_set_property (GObject      *object,
 
     case PROP_MAX_CACHED_SIZE:
       ds_pool_resource_set_max_cached_size (self, g_value_get_uint64 (value));
+      break;
+
+    case PROP_RELEASE_THRESHOLD:
+      ds_pool_resource_set_release_threshold (self, g_value_get_uint64 (value));
+      break;
+
+    case PROP_IDLE_TIMEOUT:
+      ds_pool_resource_set_idle_timeout (self, g_value_get_uint (value));
       break;
 
     default:
@@ -512,6 +596,58 @@ ds_pool_resource_class_init (DsPoolResourceClass *klass)
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT |
                          G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * DsPoolResource:release-threshold:
+   *
+   * The bytes the pool may hold (in use and cached) without giving
+   * anything back on its own, as `cudaMemPoolAttrReleaseThreshold` does
+   * for CUDA's pools. While it holds more, cached blocks that nobody has
+   * used for [property@Ds.PoolResource:idle-timeout] go back upstream
+   * (largest first) until it holds no more than this. The check is made
+   * inside the pool's own calls (every 256 blocks given back to a
+   * thread's shard; one clock read), never by a thread of its own, so a
+   * pool that nobody uses keeps what it has until its next use or
+   * [method@Ds.PoolResource.trim]. Only blocks that no stream work uses
+   * any more go, as with trim: blocks given back in a stream's order stay
+   * until their stream's work is known complete.
+   *
+   * This overrides the pool's memory bound (twice the peak demand ever
+   * seen, which does not decay): after a burst, idle blocks go back
+   * whatever the peak was.
+   *
+   * `G_MAXUINT64` turns this off (the pool then gives memory back only at
+   * [method@Ds.PoolResource.trim], under its memory bound, and at
+   * finalization). The default, for every pool including the default
+   * resources, is [const@Ds.POOL_RESOURCE_DEFAULT_RELEASE_THRESHOLD]
+   * (32 MiB).
+   */
+  properties[PROP_RELEASE_THRESHOLD] =
+    g_param_spec_uint64 ("release-threshold", NULL, NULL,
+                         0, G_MAXUINT64, DS_POOL_RESOURCE_DEFAULT_RELEASE_THRESHOLD,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT |
+                         G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * DsPoolResource:idle-timeout:
+   *
+   * How long, in milliseconds, a cached block must have gone unused
+   * before the pool may give it back on its own (see
+   * [property@Ds.PoolResource:release-threshold]). A block goes back
+   * at the earliest this long after it was last given back to the pool,
+   * at one of the pool's checks (one every 256 blocks given back to a
+   * thread's shard, with the time measured in steps of an eighth of
+   * this): with a busy pool, within about an eighth more; a pool used
+   * rarely gives it back at its second check after the timeout. 0 gives
+   * back unused blocks at the next check but one. The default, for every pool
+   * including the default resources, is
+   * [const@Ds.POOL_RESOURCE_DEFAULT_IDLE_TIMEOUT] (5 s).
+   */
+  properties[PROP_IDLE_TIMEOUT] =
+    g_param_spec_uint ("idle-timeout", NULL, NULL,
+                       0, G_MAXUINT, DS_POOL_RESOURCE_DEFAULT_IDLE_TIMEOUT,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT |
+                       G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -531,8 +667,13 @@ ds_pool_resource_init (DsPoolResource *self)
   for (i = 0; i < n; i++)
     self->shards[i] = ds_pool_shard_new ();
 
+  self->registry = ds_pool_registry_new ();
+
   g_mutex_init (&self->grow_lock);
   self->max_cached_size = DS_POOL_RESOURCE_DEFAULT_MAX_CACHED_SIZE;
+  self->release_threshold = DS_POOL_RESOURCE_DEFAULT_RELEASE_THRESHOLD;
+  self->idle_timeout_ms = DS_POOL_RESOURCE_DEFAULT_IDLE_TIMEOUT;
+  ds_pool_init_epochs (self);
   self->device = -1;
 }
 
@@ -625,6 +766,77 @@ ds_pool_resource_set_max_cached_size (DsPoolResource *self,
 }
 
 /**
+ * ds_pool_resource_get_release_threshold:
+ * @self: a #DsPoolResource
+ *
+ * The value of [property@Ds.PoolResource:release-threshold].
+ *
+ * Returns: the value of [property@Ds.PoolResource:release-threshold]
+ */
+guint64
+ds_pool_resource_get_release_threshold (DsPoolResource *self)
+{
+  g_return_val_if_fail (DS_IS_POOL_RESOURCE (self), 0);
+
+  return __atomic_load_n (&self->release_threshold, __ATOMIC_RELAXED);
+}
+
+/**
+ * ds_pool_resource_set_release_threshold:
+ * @self: a #DsPoolResource
+ * @release_threshold: the bytes the pool may hold without giving idle
+ *   blocks back on its own; `G_MAXUINT64`: never
+ *
+ * Sets [property@Ds.PoolResource:release-threshold].
+ */
+void
+ds_pool_resource_set_release_threshold (DsPoolResource *self,
+                                        guint64         release_threshold)
+{
+  g_return_if_fail (DS_IS_POOL_RESOURCE (self));
+
+  if (__atomic_exchange_n (&self->release_threshold, release_threshold,
+                           __ATOMIC_RELAXED) != release_threshold)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RELEASE_THRESHOLD]);
+}
+
+/**
+ * ds_pool_resource_get_idle_timeout:
+ * @self: a #DsPoolResource
+ *
+ * The value of [property@Ds.PoolResource:idle-timeout].
+ *
+ * Returns: the value of [property@Ds.PoolResource:idle-timeout], in
+ *   milliseconds
+ */
+guint
+ds_pool_resource_get_idle_timeout (DsPoolResource *self)
+{
+  g_return_val_if_fail (DS_IS_POOL_RESOURCE (self), 0);
+
+  return __atomic_load_n (&self->idle_timeout_ms, __ATOMIC_RELAXED);
+}
+
+/**
+ * ds_pool_resource_set_idle_timeout:
+ * @self: a #DsPoolResource
+ * @idle_timeout: how long a cached block must go unused before the pool
+ *   may give it back on its own, in milliseconds
+ *
+ * Sets [property@Ds.PoolResource:idle-timeout].
+ */
+void
+ds_pool_resource_set_idle_timeout (DsPoolResource *self,
+                                   guint           idle_timeout)
+{
+  g_return_if_fail (DS_IS_POOL_RESOURCE (self));
+
+  if (__atomic_exchange_n (&self->idle_timeout_ms, idle_timeout,
+                           __ATOMIC_RELAXED) != idle_timeout)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_IDLE_TIMEOUT]);
+}
+
+/**
  * ds_pool_resource_get_stats:
  * @self: a #DsPoolResource
  * @stats: (out caller-allocates): where to store the statistics
@@ -655,6 +867,7 @@ ds_pool_resource_get_stats (DsPoolResource *self,
   stats->event_queries = self->grow_cuda.event_queries;
   stats->stream_waits = self->grow_cuda.stream_waits;
   stats->event_waits = self->grow_cuda.event_waits;
+  stats->idle_releases = self->idle_releases;
 
   for (i = 0; i <= self->shard_mask; i++)
     {
@@ -663,6 +876,7 @@ ds_pool_resource_get_stats (DsPoolResource *self,
       g_mutex_lock (&shard->lock);
       stats->cache_hits += shard->hits;
       stats->cache_misses += shard->misses;
+      stats->refused_deallocations += shard->refused;
       stats->events_recorded += shard->cuda.events_recorded;
       stats->events_created += shard->cuda.events_created;
       stats->event_queries += shard->cuda.event_queries;

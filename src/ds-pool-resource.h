@@ -21,6 +21,20 @@ G_BEGIN_DECLS
  */
 #define DS_POOL_RESOURCE_DEFAULT_MAX_CACHED_SIZE (G_GUINT64_CONSTANT (1) << 32)
 
+/**
+ * DS_POOL_RESOURCE_DEFAULT_RELEASE_THRESHOLD:
+ *
+ * The default of [property@Ds.PoolResource:release-threshold]: 32 MiB.
+ */
+#define DS_POOL_RESOURCE_DEFAULT_RELEASE_THRESHOLD (G_GUINT64_CONSTANT (32) << 20)
+
+/**
+ * DS_POOL_RESOURCE_DEFAULT_IDLE_TIMEOUT:
+ *
+ * The default of [property@Ds.PoolResource:idle-timeout]: 5000 ms.
+ */
+#define DS_POOL_RESOURCE_DEFAULT_IDLE_TIMEOUT 5000
+
 #define DS_TYPE_POOL_STATS (ds_pool_stats_get_type ())
 
 typedef struct _DsPoolStats DsPoolStats;
@@ -57,6 +71,14 @@ typedef struct _DsPoolStats DsPoolStats;
  * @bytes_pending: bytes given back in a stream's order that the pool does
  *   not know to be reusable by others yet (their stream work may still use
  *   them; the stream that gave them back can reuse them at once)
+ * @refused_deallocations: blocks given back that the pool refused (with a
+ *   critical) and left alone: an address it did not hand out, a block
+ *   given back twice, or a size or alignment other than the one it was
+ *   handed out with
+ * @idle_releases: blocks the pool gave back upstream on its own, idle for
+ *   [property@Ds.PoolResource:idle-timeout] while it held more than
+ *   [property@Ds.PoolResource:release-threshold] (they are counted in
+ *   @upstream_deallocations too)
  *
  * Statistics of a [class@Ds.PoolResource], from
  * [method@Ds.PoolResource.get_stats].
@@ -83,9 +105,11 @@ struct _DsPoolStats
   guint64 peak_bytes_in_use;
   guint64 n_cached_blocks;
   guint64 bytes_pending;
+  guint64 refused_deallocations;
+  guint64 idle_releases;
 
   /*< private >*/
-  guint64 _ds_reserved[7];
+  guint64 _ds_reserved[5];
 };
 
 DS_AVAILABLE_IN_ALL
@@ -112,6 +136,17 @@ guint64           ds_pool_resource_get_max_cached_size (DsPoolResource    *self)
 DS_AVAILABLE_IN_ALL
 void              ds_pool_resource_set_max_cached_size (DsPoolResource    *self,
                                                         guint64            max_cached_size);
+
+DS_AVAILABLE_IN_ALL
+guint64           ds_pool_resource_get_release_threshold (DsPoolResource  *self);
+DS_AVAILABLE_IN_ALL
+void              ds_pool_resource_set_release_threshold (DsPoolResource  *self,
+                                                          guint64          release_threshold);
+DS_AVAILABLE_IN_ALL
+guint             ds_pool_resource_get_idle_timeout    (DsPoolResource    *self);
+DS_AVAILABLE_IN_ALL
+void              ds_pool_resource_set_idle_timeout    (DsPoolResource    *self,
+                                                        guint              idle_timeout);
 
 DS_AVAILABLE_IN_ALL
 void              ds_pool_resource_get_stats           (DsPoolResource    *self,

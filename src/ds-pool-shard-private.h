@@ -6,7 +6,9 @@
  * How it works: a DsPoolResource keeps the blocks given back to it in
  * shards, one per CPU (a power of two), each with its own lock; a thread
  * works on the shard its slot picks, so threads on their own streams
- * rarely share a lock. A shard files blocks by (alignment class, size
+ * rarely share a lock. A block given back goes to its home shard, that
+ * of the thread it was handed out to (ds-pool-registry-private.h). A
+ * shard files blocks by (alignment class, size
  * class) in bins, newest first; each block remembers the fence it was
  * given back under (ds-fence-private.h), and a request takes the first
  * block in its bin that it may use now: one without a fence, one given
@@ -15,7 +17,7 @@
  * of two, so a block is at most 25% larger than asked for.
  *
  * Demand: each shard counts the bytes its thread took, minus those given
- * back. A block given back under a fence that has no event yet (a lazy
+ * back (by whichever thread). A block given back under a fence that has no event yet (a lazy
  * fence, not checked) stays counted: its stream's work may still use it,
  * and only a device-wide wait could tell otherwise; it leaves the demand
  * when it is taken again or given back upstream. The pool's memory bound
@@ -25,7 +27,7 @@
 
 #pragma once
 
-#include "ds-fence-private.h"
+#include "ds-pool-registry-private.h"
 
 G_BEGIN_DECLS
 
@@ -88,19 +90,6 @@ ds_pool_demand_of (gsize size)
          size : (size + DS_POOL_GRANULE - 1) & ~(DS_POOL_GRANULE - 1);
 }
 
-typedef struct _DsPoolBlock DsPoolBlock;
-
-/* A cached block. */
-struct _DsPoolBlock
-{
-  DsPoolBlock   *prev;
-  DsPoolBlock   *next;
-  gpointer       ptr;
-  DsStreamState *ss;        /* NULL: reusable by anyone (one reference) */
-  guint64        seq;       /* with @ss: the fence it was given back under */
-  gsize          pending;   /* demand still counted for it (see below) */
-};
-
 typedef struct
 {
   DsPoolBlock *head;        /* newest */
@@ -111,7 +100,6 @@ typedef struct
 {
   GMutex           lock;
   DsPoolBin       *bins[DS_POOL_N_ALIGN_CLASSES];   /* DS_POOL_N_SIZE_CLASSES each, lazily */
-  DsPoolBlock     *spare;                          /* unused nodes */
   guint64          n_cached;                       /* atomic reads */
   guint64          bytes_cached;
   gint64           demand;                         /* may go below 0 (atomic reads) */
@@ -119,12 +107,14 @@ typedef struct
   guint64          pending;                        /* of the demand: cached blocks' */
   guint64          hits;
   guint64          misses;
+  guint64          refused;                        /* deallocations refused */
+  guint            frees;                          /* counts to the next release check */
   DsFenceCounters  cuda;
 } DsPoolShard;
 
 DsPoolShard *ds_pool_shard_new          (void);
-/* Frees the shard and the blocks still in it (held back for good: their
- * fences never completed); gives nothing back upstream. */
+/* Frees the shard; the records of the blocks still in it (held back for
+ * good: their fences never completed) belong to the pool's registry. */
 void         ds_pool_shard_free         (DsPoolShard         *shard);
 
 static inline guint64
@@ -133,25 +123,24 @@ ds_pool_shard_peek_n_cached (DsPoolShard *shard)
   return __atomic_load_n (&shard->n_cached, __ATOMIC_RELAXED);
 }
 
-/* Files a block given back under the fence (@ss, @seq) (@ss NULL: none;
- * the shard takes a reference). @pending: the demand that stays counted
- * for it in this shard until it is taken out again. Called with the lock
- * held. */
+/* Files @b (of class (@b->ac, @b->cls), @class_bytes), given back under
+ * the fence (@ss, @seq) (@ss NULL: none; the shard takes a reference), in
+ * the pool's epoch @stamp. @pending: the demand that stays counted for it
+ * in this shard until it is taken out again. Called with the lock held. */
 void         ds_pool_shard_put_locked   (DsPoolShard         *shard,
-                                         guint                ac,
-                                         guint                cls,
+                                         DsPoolBlock         *b,
                                          gsize                class_bytes,
-                                         gpointer             ptr,
                                          DsStreamState       *ss,
                                          guint64              seq,
-                                         gsize                pending);
+                                         gsize                pending,
+                                         guint                stamp);
 
 /* A block of class (@ac, @cls) that a request in @order (NULL: host
  * order) may use now, or NULL; its fence's stream reference goes to
  * *@ss_out. *@missed is set when a block was there but pending on another
  * stream's work (the pool then wants its streams checked). Called with the
  * lock held. */
-gpointer     ds_pool_shard_take_locked  (DsPoolShard         *shard,
+DsPoolBlock *ds_pool_shard_take_locked  (DsPoolShard         *shard,
                                          guint                ac,
                                          guint                cls,
                                          gsize                class_bytes,
@@ -162,7 +151,7 @@ gpointer     ds_pool_shard_take_locked  (DsPoolShard         *shard,
 /* The oldest block of class (@ac, @cls) whatever its fence (except one
  * that never completes), for a caller that will wait for the fence; NULL
  * if none. Called with the lock held. */
-gpointer     ds_pool_shard_take_any_locked (DsPoolShard      *shard,
+DsPoolBlock *ds_pool_shard_take_any_locked (DsPoolShard      *shard,
                                          guint                ac,
                                          guint                cls,
                                          gsize                class_bytes,
@@ -179,19 +168,20 @@ typedef enum
 /* A block taken out to be given back upstream. */
 typedef struct
 {
-  gpointer       ptr;
+  DsPoolBlock   *block;
   gsize          class_bytes;
-  gsize          alignment;
   DsStreamState *ss;
   guint64        seq;
 } DsPoolVictim;
 
 /* Takes blocks (largest classes, oldest first) that @mode allows out of
- * @shard into @victims until @need bytes are taken; returns the bytes
- * taken. Called with the lock held. */
+ * @shard into @victims until @need bytes are taken, only blocks cached in
+ * epoch @max_stamp or before (G_MAXUINT: any); returns the bytes taken.
+ * Called with the lock held. */
 guint64      ds_pool_shard_evict_locked (DsPoolShard         *shard,
                                          guint64              need,
                                          DsPoolEvictMode      mode,
+                                         guint                max_stamp,
                                          DsFenceCounters     *counters,
                                          GArray              *victims);
 

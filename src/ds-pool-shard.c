@@ -38,26 +38,8 @@ ds_pool_shard_new (void)
 void
 ds_pool_shard_free (DsPoolShard *shard)
 {
-  DsPoolBlock *b;
-
   for (guint ac = 0; ac < DS_POOL_N_ALIGN_CLASSES; ac++)
-    {
-      if (shard->bins[ac] == NULL)
-        continue;
-      for (guint cls = 0; cls < DS_POOL_N_SIZE_CLASSES; cls++)
-        while ((b = shard->bins[ac][cls].head) != NULL)
-          {
-            shard->bins[ac][cls].head = b->next;
-            ds_stream_state_unref (b->ss);
-            g_free (b);
-          }
-      g_free (shard->bins[ac]);
-    }
-  while ((b = shard->spare) != NULL)
-    {
-      shard->spare = b->next;
-      g_free (b);
-    }
+    g_free (shard->bins[ac]);
   g_mutex_clear (&shard->lock);
   g_aligned_free (shard);
 }
@@ -105,17 +87,15 @@ bin_push_head (DsPoolBin   *bin,
   bin->head = b;
 }
 
-/* Takes @b out of the cache; returns its pointer and hands its stream
- * reference to *@ss_out. */
-static inline gpointer
+/* Takes @b out of the cache; returns it and hands its stream reference to
+ * *@ss_out. */
+static inline DsPoolBlock *
 take_block_locked (DsPoolShard    *shard,
                    DsPoolBin      *bin,
                    DsPoolBlock    *b,
                    gsize           class_bytes,
                    DsStreamState **ss_out)
 {
-  gpointer ptr = b->ptr;
-
   bin_unlink (bin, b);
   *ss_out = b->ss;
   b->ss = NULL;
@@ -123,43 +103,35 @@ take_block_locked (DsPoolShard    *shard,
     {
       __atomic_store_n (&shard->demand, shard->demand - (gint64) b->pending, __ATOMIC_RELAXED);
       shard->pending -= b->pending;
+      b->pending = 0;
     }
-  b->next = shard->spare;
-  shard->spare = b;
+  b->prev = b->next = NULL;
   __atomic_store_n (&shard->n_cached, shard->n_cached - 1, __ATOMIC_RELAXED);
   shard->bytes_cached -= class_bytes;
 
-  return ptr;
+  return b;
 }
 
 void
 ds_pool_shard_put_locked (DsPoolShard   *shard,
-                          guint          ac,
-                          guint          cls,
+                          DsPoolBlock   *b,
                           gsize          class_bytes,
-                          gpointer       ptr,
                           DsStreamState *ss,
                           guint64        seq,
-                          gsize          pending)
+                          gsize          pending,
+                          guint          stamp)
 {
-  DsPoolBlock *b = shard->spare;
-
-  if (G_LIKELY (b != NULL))
-    shard->spare = b->next;
-  else
-    b = g_new (DsPoolBlock, 1);
-
-  b->ptr = ptr;
   b->ss = ss != NULL ? ds_stream_state_ref (ss) : NULL;
   b->seq = seq;
   b->pending = pending;
+  b->stamp = stamp;
   shard->pending += pending;
-  bin_push_head (shard_bin (shard, ac, cls, TRUE), b);
+  bin_push_head (shard_bin (shard, b->ac, b->cls, TRUE), b);
   __atomic_store_n (&shard->n_cached, shard->n_cached + 1, __ATOMIC_RELAXED);
   shard->bytes_cached += class_bytes;
 }
 
-gpointer
+DsPoolBlock *
 ds_pool_shard_take_locked (DsPoolShard          *shard,
                            guint                 ac,
                            guint                 cls,
@@ -209,7 +181,7 @@ ds_pool_shard_take_locked (DsPoolShard          *shard,
   return NULL;
 }
 
-gpointer
+DsPoolBlock *
 ds_pool_shard_take_any_locked (DsPoolShard    *shard,
                                guint           ac,
                                guint           cls,
@@ -233,6 +205,7 @@ guint64
 ds_pool_shard_evict_locked (DsPoolShard     *shard,
                             guint64          need,
                             DsPoolEvictMode  mode,
+                            guint            max_stamp,
                             DsFenceCounters *counters,
                             GArray          *victims)
 {
@@ -259,7 +232,9 @@ ds_pool_shard_evict_locked (DsPoolShard     *shard,
               gboolean take;
 
               prev = b->prev;
-              if (b->ss == NULL)
+              if (b->stamp > max_stamp)
+                take = FALSE;   /* not idle long enough */
+              else if (b->ss == NULL)
                 take = TRUE;
               else if (b->seq == DS_FENCE_LOST)
                 take = FALSE;
@@ -275,9 +250,8 @@ ds_pool_shard_evict_locked (DsPoolShard     *shard,
                   DsPoolVictim v;
 
                   v.class_bytes = class_bytes;
-                  v.alignment = DS_POOL_GRANULE << ac;
                   v.seq = b->seq;
-                  v.ptr = take_block_locked (shard, bin, b, class_bytes, &v.ss);
+                  v.block = take_block_locked (shard, bin, b, class_bytes, &v.ss);
                   g_array_append_val (victims, v);
                   taken += class_bytes;
                 }

@@ -553,6 +553,467 @@ test_stream_order_without_device (Fixture       *f,
   ds_memory_resource_deallocate (f->pool, q, 4096, 0);
 }
 
+/* Misuse: blocks given back twice, not handed out, or with the wrong size - */
+
+/* Expects the critical of a refused block matching @pattern. */
+#define EXPECT_REFUSED(pattern) \
+  g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, (pattern))
+
+static void
+test_host_double_free (Fixture       *f,
+                       gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DsAccessOrder) host = ds_access_order_new_host ();
+  gpointer p, q, r;
+  DsPoolStats s;
+  DsFenceBatch batch;
+
+  g_test_summary ("A block given back twice is refused with a critical and "
+                  "handed out once, not twice; through deallocate, "
+                  "deallocate_async and a release batch alike");
+
+  p = ds_memory_resource_allocate (f->pool, 4096, 0, &error);
+  g_assert_no_error (error);
+  ds_memory_resource_deallocate (f->pool, p, 4096, 0);
+
+  EXPECT_REFUSED ("*refusing to take back*4096*given back already*");
+  ds_memory_resource_deallocate (f->pool, p, 4096, 0);
+  g_test_assert_expected_messages ();
+
+  EXPECT_REFUSED ("*refusing to take back*given back already*");
+  g_assert_true (ds_memory_resource_deallocate_async (f->pool, p, 4096, 0, host, &error));
+  g_assert_no_error (error);
+  g_test_assert_expected_messages ();
+
+  /* The arena's path: a release batch, through the pool's fenced
+   * deallocation. */
+  EXPECT_REFUSED ("*refusing to take back*given back already*");
+  ds_fence_batch_init (&batch);
+  g_assert_true (ds_fence_batch_deallocate (&batch, f->pool, p, 4096, 16, host, NULL));
+  ds_fence_batch_finish (&batch);
+  g_test_assert_expected_messages ();
+
+  s = ds_test_pool_stats (f->pool);
+  g_assert_cmpuint (s.refused_deallocations, ==, 3);
+  g_assert_cmpuint (s.n_cached_blocks, ==, 1);
+  g_assert_cmpuint (s.bytes_cached, ==, 4096);
+  g_assert_cmpuint (s.bytes_in_use, ==, 0);
+
+  /* The next two requests of its class get two blocks. */
+  q = ds_memory_resource_allocate (f->pool, 4096, 0, &error);
+  g_assert_no_error (error);
+  r = ds_memory_resource_allocate (f->pool, 4096, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (q == p);
+  g_assert_true (r != q);
+  g_assert_cmpuint (ds_test_resource_count_allocs (f->up), ==, 2);
+
+  s = ds_test_pool_stats (f->pool);
+  g_assert_cmpuint (s.bytes_in_use, ==, 2 * 4096);
+  g_assert_cmpuint (s.n_cached_blocks, ==, 0);
+  g_assert_cmpuint (s.bytes_held, ==, 2 * 4096);
+  /* The pool's record of what it holds: two blocks. */
+  g_assert_cmpuint (ds_pool_registry_count (DS_POOL_RESOURCE (f->pool)->registry), ==, 2);
+
+  /* Handed out again, it may be given back again, once. */
+  ds_memory_resource_deallocate (f->pool, q, 4096, 0);
+  ds_memory_resource_deallocate (f->pool, r, 4096, 0);
+  EXPECT_REFUSED ("*given back already*");
+  ds_memory_resource_deallocate (f->pool, q, 4096, 0);
+  g_test_assert_expected_messages ();
+
+  s = ds_test_pool_stats (f->pool);
+  g_assert_cmpuint (s.refused_deallocations, ==, 4);
+  g_assert_cmpuint (s.n_cached_blocks, ==, 2);
+  g_assert_cmpuint (s.bytes_in_use, ==, 0);
+  g_assert_cmpuint (s.upstream_deallocations, ==, 0);
+}
+
+static void
+test_host_foreign_pointer (Fixture       *f,
+                           gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DsAccessOrder) host = ds_access_order_new_host ();
+  g_autofree char *foreign = g_malloc (8192);
+  gpointer p, q;
+  DsPoolStats s;
+  guint i;
+
+  g_test_summary ("A pointer the pool never handed out, or one inside a block "
+                  "it did, is refused with a critical: never cached, never "
+                  "handed out, never given upstream");
+
+  EXPECT_REFUSED ("*refusing to take back*4096*did not hand it out*");
+  ds_memory_resource_deallocate (f->pool, foreign, 4096, 0);
+  g_test_assert_expected_messages ();
+
+  EXPECT_REFUSED ("*did not hand it out*");
+  g_assert_true (ds_memory_resource_deallocate_async (f->pool, foreign + 4096, 4096, 0, host, &error));
+  g_assert_no_error (error);
+  g_test_assert_expected_messages ();
+
+  /* Inside a block it handed out. */
+  p = ds_memory_resource_allocate (f->pool, 8192, 0, &error);
+  g_assert_no_error (error);
+  EXPECT_REFUSED ("*did not hand it out*");
+  ds_memory_resource_deallocate (f->pool, (char *) p + 256, 4096, 0);
+  g_test_assert_expected_messages ();
+
+  s = ds_test_pool_stats (f->pool);
+  g_assert_cmpuint (s.refused_deallocations, ==, 3);
+  g_assert_cmpuint (s.n_cached_blocks, ==, 0);
+  g_assert_cmpuint (s.bytes_cached, ==, 0);
+  g_assert_cmpuint (s.bytes_in_use, ==, 8192);
+
+  /* Nothing of it is handed out. */
+  for (i = 0; i < 4; i++)
+    {
+      q = ds_memory_resource_allocate (f->pool, 4096, 0, &error);
+      g_assert_no_error (error);
+      g_assert_true (q != (gpointer) foreign && q != (gpointer) (foreign + 4096));
+      g_assert_true (q != (gpointer) ((char *) p + 256));
+      ds_memory_resource_deallocate (f->pool, q, 4096, 0);
+    }
+
+  ds_memory_resource_deallocate (f->pool, p, 8192, 0);
+  g_assert_finalize_object (g_steal_pointer (&f->pool));
+  /* The upstream got back only what it handed out. */
+  g_assert_cmpuint (ds_test_resource_get_n_mismatches (f->up), ==, 0);
+  g_assert_cmpuint (ds_test_resource_get_n_live (f->up), ==, 0);
+}
+
+static void
+test_host_wrong_size (Fixture       *f,
+                      gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  gpointer p, q, big, huge;
+  DsPoolStats s;
+  guint n_deallocs;
+
+  g_test_summary ("A block given back with another size or alignment than it "
+                  "was handed out with is refused with a critical that names "
+                  "both sizes, and stays out: a 4 KiB block never comes back "
+                  "as a 1 MiB one");
+
+  p = ds_memory_resource_allocate (f->pool, 4096, 0, &error);
+  g_assert_no_error (error);
+
+  EXPECT_REFUSED ("*refusing to take back*size 1048576*handed out with size 4096*");
+  ds_memory_resource_deallocate (f->pool, p, 1 << 20, 0);
+  g_test_assert_expected_messages ();
+
+  /* Another size in the same size class is refused too. */
+  EXPECT_REFUSED ("*size 4000*handed out with size 4096*");
+  ds_memory_resource_deallocate (f->pool, p, 4000, 0);
+  g_test_assert_expected_messages ();
+
+  EXPECT_REFUSED ("*alignment 4096*handed out with size 4096, alignment 16*");
+  ds_memory_resource_deallocate (f->pool, p, 4096, 4096);
+  g_test_assert_expected_messages ();
+
+  s = ds_test_pool_stats (f->pool);
+  g_assert_cmpuint (s.refused_deallocations, ==, 3);
+  g_assert_cmpuint (s.n_cached_blocks, ==, 0);
+  g_assert_cmpuint (s.bytes_in_use, ==, 4096);
+
+  /* It was not filed as a 1 MiB block, nor as a 4 KiB one. */
+  big = ds_memory_resource_allocate (f->pool, 1 << 20, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (big != p);
+  q = ds_memory_resource_allocate (f->pool, 4096, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (q != p);
+
+  /* Given back right, it is cached and handed out again. */
+  ds_memory_resource_deallocate (f->pool, p, 4096, 0);
+  ds_memory_resource_deallocate (f->pool, q, 4096, 0);
+  ds_memory_resource_deallocate (f->pool, big, 1 << 20, 0);
+  g_assert_true (ds_memory_resource_allocate (f->pool, 4096, 0, &error) == q);
+  ds_memory_resource_deallocate (f->pool, q, 4096, 0);
+
+  /* A block too large to cache is never given upstream with a size the
+   * pool did not take it with. */
+  ds_pool_resource_set_max_cached_size (DS_POOL_RESOURCE (f->pool), 65536);
+  huge = ds_memory_resource_allocate (f->pool, 100000, 0, &error);
+  g_assert_no_error (error);
+  n_deallocs = ds_test_resource_count_deallocs (f->up);
+  EXPECT_REFUSED ("*size 200000*handed out with size 100000*");
+  ds_memory_resource_deallocate (f->pool, huge, 200000, 0);
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (ds_test_resource_count_deallocs (f->up), ==, n_deallocs);
+  ds_memory_resource_deallocate (f->pool, huge, 100000, 0);
+  g_assert_cmpuint (ds_test_resource_count_deallocs (f->up), ==, n_deallocs + 1);
+  g_assert_cmpuint (ds_test_resource_get_n_mismatches (f->up), ==, 0);
+
+  s = ds_test_pool_stats (f->pool);
+  g_assert_cmpuint (s.refused_deallocations, ==, 4);
+  g_assert_cmpuint (s.bytes_in_use, ==, 0);
+  g_assert_cmpuint (s.bytes_held, ==, s.bytes_cached);
+}
+
+static void
+test_host_misuse_subprocess (void)
+{
+  g_test_summary ("With criticals fatal (no expected message), a double free "
+                  "stops the program at the critical");
+
+  if (g_test_subprocess ())
+    {
+      g_autoptr(DsMemoryResource) pool = g_object_new (DS_TYPE_POOL_RESOURCE, NULL);
+      gpointer p = ds_memory_resource_allocate (pool, 100, 0, NULL);
+
+      ds_memory_resource_deallocate (pool, p, 100, 0);
+      ds_memory_resource_deallocate (pool, p, 100, 0);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*CRITICAL*refusing to take back*size 100*given back already*");
+}
+
+/* Two threads give the same block back at once, many times: each time
+ * one wins and the other is refused. */
+typedef struct
+{
+  DsMemoryResource *pool;
+  gpointer          ptr;
+  gint              go;
+  gint              done;
+  guint             round;
+} Racer;
+
+static gpointer
+race_free (gpointer data)
+{
+  Racer *r = data;
+
+  for (guint round = 1; round <= 200; round++)
+    {
+      while ((guint) g_atomic_int_get (&r->go) < round)
+        ;
+      ds_memory_resource_deallocate (r->pool, r->ptr, 512, 0);
+      g_atomic_int_inc (&r->done);
+    }
+
+  return NULL;
+}
+
+static void
+quiet_critical (const gchar    *log_domain,
+                GLogLevelFlags  log_level,
+                const gchar    *message,
+                gpointer        user_data)
+{
+  g_atomic_int_inc ((gint *) user_data);
+}
+
+static void
+test_host_double_free_race (void)
+{
+  g_test_summary ("Two threads giving the same block back at once: one is "
+                  "refused, the block is cached once");
+
+  if (g_test_subprocess ())
+    {
+      g_autoptr(DsMemoryResource) pool = g_object_new (DS_TYPE_POOL_RESOURCE, NULL);
+      Racer r = { pool, NULL, 0, 0, 0 };
+      gint refused = 0;
+      GThread *a, *b;
+      DsPoolStats s;
+
+      g_log_set_always_fatal (G_LOG_FATAL_MASK);
+      g_log_set_handler ("Ds", G_LOG_LEVEL_CRITICAL, quiet_critical, &refused);
+      a = g_thread_new ("racer-a", race_free, &r);
+      b = g_thread_new ("racer-b", race_free, &r);
+      for (guint round = 1; round <= 200; round++)
+        {
+          gpointer q;
+
+          r.ptr = ds_memory_resource_allocate (pool, 512, 0, NULL);
+          g_atomic_int_set (&r.go, (gint) round);
+          while ((guint) g_atomic_int_get (&r.done) < 2 * round)
+            ;
+          /* Cached once: one request gets it, the next a new block. */
+          g_assert_true (ds_memory_resource_allocate (pool, 512, 0, NULL) == r.ptr);
+          q = ds_memory_resource_allocate (pool, 512, 0, NULL);
+          g_assert_true (q != r.ptr);
+          ds_memory_resource_deallocate (pool, q, 512, 0);
+          ds_memory_resource_deallocate (pool, r.ptr, 512, 0);
+          g_assert_cmpint (g_atomic_int_get (&refused), ==, (gint) round);
+        }
+      g_thread_join (a);
+      g_thread_join (b);
+
+      ds_pool_resource_get_stats (DS_POOL_RESOURCE (pool), &s);
+      g_assert_cmpuint (s.refused_deallocations, ==, 200);
+      g_assert_cmpuint (s.bytes_in_use, ==, 0);
+      g_assert_cmpuint (s.n_cached_blocks, ==, s.upstream_allocations);
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+/* Giving memory back on its own ------------------------------------------ */
+
+static gint64 fake_now;
+
+static gint64
+fake_clock (void)
+{
+  return fake_now;
+}
+
+static void
+test_host_idle_release (Fixture       *f,
+                        gconstpointer  user_data)
+{
+  DsPoolResource *pool = DS_POOL_RESOURCE (f->pool);
+  gpointer burst[64];
+  DsPoolStats s;
+  guint i, allocs_after_burst;
+
+  g_test_summary ("After a burst, a long steady small demand brings what the "
+                  "pool holds down to its release threshold, without trim: "
+                  "blocks idle for the idle timeout go back upstream, the "
+                  "block in use and those reused stay");
+
+  /* A pool made now, on the fake clock. */
+  fake_now = g_get_monotonic_time ();
+  ds_pool_set_clock_for_testing (fake_clock);
+  g_clear_object (&f->pool);
+  f->pool = ds_pool_resource_new (DS_MEMORY_RESOURCE (f->up));
+  pool = DS_POOL_RESOURCE (f->pool);
+
+  g_assert_cmpuint (ds_pool_resource_get_release_threshold (pool), ==, 32 << 20);
+  g_assert_cmpuint (ds_pool_resource_get_idle_timeout (pool), ==, 5000);
+  ds_pool_resource_set_release_threshold (pool, 1 << 20);
+  ds_pool_resource_set_idle_timeout (pool, 1000);
+
+  /* The burst: 16 MiB at once. */
+  for (i = 0; i < G_N_ELEMENTS (burst); i++)
+    burst[i] = ds_memory_resource_allocate (f->pool, 256 << 10, 0, NULL);
+  for (i = 0; i < G_N_ELEMENTS (burst); i++)
+    ds_memory_resource_deallocate (f->pool, burst[i], 256 << 10, 0);
+  s = ds_test_pool_stats (f->pool);
+  g_assert_cmpuint (s.bytes_held, ==, 16 << 20);
+  allocs_after_burst = ds_test_resource_count_allocs (f->up);
+
+  /* Steady demand: four 4 KiB blocks per unit of work, 10 ms apart (the
+   * pool looks every 256 blocks given back: every 0.64 s here). For the
+   * first second and a half nothing goes: the burst is not idle for the
+   * idle timeout at any check before. */
+  for (i = 0; i < 2000; i++)
+    {
+      gpointer p[4];
+
+      for (guint k = 0; k < 4; k++)
+        {
+          p[k] = ds_memory_resource_allocate (f->pool, 4096, 0, NULL);
+          memset (p[k], 1, 4096);
+        }
+      for (guint k = 0; k < 4; k++)
+        ds_memory_resource_deallocate (f->pool, p[k], 4096, 0);
+      fake_now += 10000;
+      if (i == 150)
+        {
+          s = ds_test_pool_stats (f->pool);
+          g_assert_cmpuint (s.bytes_held, ==, (16 << 20) + 4 * 4096);
+          g_assert_cmpuint (s.idle_releases, ==, 0);
+        }
+    }
+
+  s = ds_test_pool_stats (f->pool);
+  /* Down to the threshold (not below it by a block or more). */
+  g_assert_cmpuint (s.bytes_held, <=, 1 << 20);
+  g_assert_cmpuint (s.bytes_held, >, (1 << 20) - (256 << 10));
+  g_assert_cmpuint (s.idle_releases, ==, 61);
+  g_assert_cmpuint (s.upstream_deallocations, ==, s.idle_releases);
+  g_assert_cmpuint (s.bytes_in_use, ==, 0);
+  g_assert_cmpuint (s.bytes_held, ==, s.bytes_cached);
+  g_assert_cmpuint (ds_test_resource_get_live_bytes (f->up), ==, s.bytes_held);
+  /* The small blocks in steady use were never given back: one upstream
+   * allocation each in all those units. */
+  g_assert_cmpuint (ds_test_resource_count_allocs (f->up), ==, allocs_after_burst + 4);
+  g_assert_cmpuint (s.cache_hits, ==, 2000 * 4 - 4);
+
+  /* A threshold of 0: everything idle goes (the three small blocks no
+   * longer used, at the second check after they were last used). */
+  ds_pool_resource_set_release_threshold (pool, 0);
+  for (i = 0; i < 600; i++)
+    {
+      gpointer p = ds_memory_resource_allocate (f->pool, 4096, 0, NULL);
+
+      ds_memory_resource_deallocate (f->pool, p, 4096, 0);
+      fake_now += 10000;
+    }
+  s = ds_test_pool_stats (f->pool);
+  g_assert_cmpuint (s.bytes_held, ==, 4096);
+  g_assert_cmpuint (s.idle_releases, ==, 61 + 3 + 3);
+
+  /* Off: G_MAXUINT64 keeps a second burst for good. */
+  ds_pool_resource_set_release_threshold (pool, G_MAXUINT64);
+  for (i = 0; i < G_N_ELEMENTS (burst); i++)
+    burst[i] = ds_memory_resource_allocate (f->pool, 256 << 10, 0, NULL);
+  for (i = 0; i < G_N_ELEMENTS (burst); i++)
+    ds_memory_resource_deallocate (f->pool, burst[i], 256 << 10, 0);
+  for (i = 0; i < 2000; i++)
+    {
+      gpointer p = ds_memory_resource_allocate (f->pool, 4096, 0, NULL);
+
+      ds_memory_resource_deallocate (f->pool, p, 4096, 0);
+      fake_now += 10000;
+    }
+  g_assert_cmpuint (ds_test_pool_stats (f->pool).bytes_held, >=, 16 << 20);
+
+  ds_pool_set_clock_for_testing (NULL);
+}
+
+static void
+test_pool_release_settings_notify (void)
+{
+  g_autoptr(DsMemoryResource) pool = g_object_new (DS_TYPE_POOL_RESOURCE, NULL);
+  guint n_threshold = 0, n_timeout = 0;
+  guint64 threshold = 0;
+  guint timeout = 0;
+
+  g_test_summary ("release-threshold and idle-timeout have their documented "
+                  "defaults and notify only when they change");
+
+  g_object_get (pool, "release-threshold", &threshold, "idle-timeout", &timeout, NULL);
+  g_assert_cmpuint (threshold, ==, DS_POOL_RESOURCE_DEFAULT_RELEASE_THRESHOLD);
+  g_assert_cmpuint (threshold, ==, 32 << 20);
+  g_assert_cmpuint (timeout, ==, DS_POOL_RESOURCE_DEFAULT_IDLE_TIMEOUT);
+
+  g_signal_connect (pool, "notify::release-threshold", G_CALLBACK (ds_test_count_notify), &n_threshold);
+  g_signal_connect (pool, "notify::idle-timeout", G_CALLBACK (ds_test_count_notify), &n_timeout);
+  ds_pool_resource_set_release_threshold (DS_POOL_RESOURCE (pool), 4096);
+  ds_pool_resource_set_release_threshold (DS_POOL_RESOURCE (pool), 4096);
+  g_object_set (pool, "idle-timeout", 10u, NULL);
+  g_object_set (pool, "idle-timeout", 10u, NULL);
+  g_assert_cmpuint (n_threshold, ==, 1);
+  g_assert_cmpuint (n_timeout, ==, 1);
+  g_assert_cmpuint (ds_pool_resource_get_idle_timeout (DS_POOL_RESOURCE (pool)), ==, 10);
+
+  /* The default resources get the defaults. */
+  {
+    g_autoptr(GError) error = NULL;
+    DsMemoryResource *def = ds_default_resource_new (DS_MEMORY_KIND_HOST, 0, NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (ds_pool_resource_get_release_threshold (DS_POOL_RESOURCE (def)), ==,
+                      DS_POOL_RESOURCE_DEFAULT_RELEASE_THRESHOLD);
+    g_assert_cmpuint (ds_pool_resource_get_idle_timeout (DS_POOL_RESOURCE (def)), ==,
+                      DS_POOL_RESOURCE_DEFAULT_IDLE_TIMEOUT);
+    g_assert_finalize_object (def);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -565,6 +1026,7 @@ main (int    argc,
   g_test_add_func ("/Ds/PoolResource/new", test_pool_new);
   g_test_add_func ("/Ds/PoolResource/max-cached-size/notify", test_pool_max_cached_size_notify);
   g_test_add_func ("/Ds/PoolResource/stats/boxed", test_pool_stats_boxed);
+  g_test_add_func ("/Ds/PoolResource/release-settings/notify", test_pool_release_settings_notify);
   ADD_HOST ("host/reuse", test_host_reuse);
   ADD_HOST ("host/size-classes", test_host_size_classes);
   ADD_HOST ("host/alignment", test_host_alignment);
@@ -572,6 +1034,12 @@ main (int    argc,
   ADD_HOST ("host/trim", test_host_trim);
   ADD_HOST ("host/finalize", test_host_finalize);
   ADD_HOST ("host/out-of-memory", test_host_out_of_memory);
+  ADD_HOST ("host/misuse/double-free", test_host_double_free);
+  ADD_HOST ("host/misuse/foreign-pointer", test_host_foreign_pointer);
+  ADD_HOST ("host/misuse/wrong-size", test_host_wrong_size);
+  g_test_add_func ("/Ds/PoolResource/host/misuse/fatal", test_host_misuse_subprocess);
+  g_test_add_func ("/Ds/PoolResource/host/misuse/double-free-race", test_host_double_free_race);
+  ADD_HOST ("host/idle-release", test_host_idle_release);
   g_test_add_func ("/Ds/PoolResource/host/no-cuda-calls", test_host_no_cuda);
   g_test_add_func ("/Ds/PoolResource/release/not-a-pool", test_batch_not_a_pool);
   g_test_add_func ("/Ds/PoolResource/default/kinds", test_default_kinds);

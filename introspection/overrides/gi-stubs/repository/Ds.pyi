@@ -14,7 +14,9 @@ MAJOR_VERSION: int
 MICRO_VERSION: int
 MINOR_VERSION: int
 N_MEMORY_KINDS: int
+POOL_RESOURCE_DEFAULT_IDLE_TIMEOUT: int
 POOL_RESOURCE_DEFAULT_MAX_CACHED_SIZE: int
+POOL_RESOURCE_DEFAULT_RELEASE_THRESHOLD: int
 SCRATCHPAD_DEFAULT_ALIGNMENT: int
 SCRATCHPAD_DEFAULT_INITIAL_SIZE: int
 SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE: int
@@ -311,16 +313,24 @@ class PinnedMemoryResourceClass:
 class PoolResource(GObject.Object, MemoryResource):
     """A thread-safe, stream-aware caching pool over any `Ds.MemoryResource`; the default resource of every kind."""
     class _Props:
+        idle_timeout: int
         kind: MemoryKind | None
         max_cached_size: int
+        release_threshold: int
         upstream: MemoryResource | None
     props: _Props
     @staticmethod
     def new(upstream: MemoryResource) -> MemoryResource:
         """Creates a pool that caches the memory of upstream."""
         ...
+    def get_idle_timeout(self) -> int:
+        """The value of `Ds.PoolResource:idle-timeout`."""
+        ...
     def get_max_cached_size(self) -> int:
         """The value of `Ds.PoolResource:max-cached-size`."""
+        ...
+    def get_release_threshold(self) -> int:
+        """The value of `Ds.PoolResource:release-threshold`."""
         ...
     def get_stats(self) -> PoolStats:
         """Fills stats with the pool's statistics since it was created. The counters of each thread's shard are read under its lock, so with other threads at work the totals are a consistent-enough snapshot, not an atomic one."""
@@ -328,8 +338,14 @@ class PoolResource(GObject.Object, MemoryResource):
     def get_upstream(self) -> MemoryResource:
         """The resource self takes memory from."""
         ...
+    def set_idle_timeout(self, idle_timeout: int) -> None:
+        """Sets `Ds.PoolResource:idle-timeout`."""
+        ...
     def set_max_cached_size(self, max_cached_size: int) -> None:
         """Sets `Ds.PoolResource:max-cached-size`. Cached blocks larger than the new value are given back at the next `Ds.PoolResource.trim`."""
+        ...
+    def set_release_threshold(self, release_threshold: int) -> None:
+        """Sets `Ds.PoolResource:release-threshold`."""
         ...
     def trim(self) -> int:
         """Gives every cached block that no stream work uses any more back to the upstream resource. Blocks whose release is still pending on a stream stay, and so do blocks given back in a stream's order that the pool has not had a reason to check yet (no one else wanted them; see `Ds.PoolStats`:bytes_pending); nothing waits."""
@@ -357,6 +373,8 @@ class PoolStats(GObject.GBoxed):
     peak_bytes_in_use: int
     n_cached_blocks: int
     bytes_pending: int
+    refused_deallocations: int
+    idle_releases: int
     def copy(self) -> PoolStats:
         """Copies self."""
         ...

@@ -1,0 +1,263 @@
+/* ds-pool-registry-private.h: the blocks a pool holds, and who has them
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * How it works: every block a pool takes from upstream gets a record
+ * (DsPoolBlock) for as long as the pool holds it: its address, what it
+ * was taken with, its size class, and whether it is handed out (with the
+ * size and alignment it was handed out with) or back in the pool. The
+ * registry finds a record by address in an open-addressing table. Records
+ * are added and removed only when blocks come from upstream or go back
+ * there (rare; under the registry's own lock, bumping a sequence number
+ * around each change); finding one takes no lock: a lookup that overlaps
+ * a change sees the sequence number move and looks again (a seqlock).
+ * Records and old tables are never freed while the registry lives
+ * (records are reused), so a lookup never touches freed memory.
+ *
+ * A record's state is one word: bit 0 says "handed out", the rest counts
+ * its hand-outs (and reuses). A record also names its home: the shard of
+ * the thread it was last handed out to. Every change of a record's state
+ * or home is made under its home shard's lock (a block taken from another
+ * shard's bin gets its new home under the old home's lock), so:
+ *  - handing out (ds_pool_block_hand_out) stores the size, the alignment,
+ *    the home and the state with the count raised;
+ *  - giving back finds the record without a lock
+ *    (ds_pool_registry_find: refused, with a critical, if the pool does
+ *    not hold the address, if the block is back already, or if the size
+ *    or alignment is not the one it was handed out with), then takes the
+ *    home shard's lock (the lock it files the block under anyway) and
+ *    swaps the state to "back" only if it is still exactly the state it
+ *    read (ds_pool_block_take_back_locked), else refuses it as given back
+ *    twice.
+ * So of two threads that give the same block back at once one wins and
+ * the other is refused, a check that read an older hand-out cannot
+ * succeed, and a block is given back once per hand-out, only with what it
+ * was handed out with, whichever entry point (public or a release batch)
+ * gives it back. What this adds to giving a block back is a lock-free
+ * lookup and no atomic read-modify-write; the block goes to its home
+ * shard, which is the caller's own unless another thread took it.
+ */
+
+#pragma once
+
+#include "ds-fence-private.h"
+
+G_BEGIN_DECLS
+
+/* Bit 0 of a record's state: handed out (else back in the pool: cached,
+ * or on its way upstream). The other bits count hand-outs and reuses. */
+#define DS_POOL_BLOCK_OUT 1
+
+typedef struct _DsPoolBlock DsPoolBlock;
+
+/* A block the pool holds; the registry owns it. Two cache lines: what
+ * giving it back reads first, then what caching it writes. */
+struct _DsPoolBlock
+{
+  /* Fixed while the pool holds it (@ptr is read by lock-free lookups). */
+  gpointer       ptr;
+  gsize          up_size;   /* what it was taken from upstream with */
+  guint          ac;        /* its (alignment, size) class; DS_POOL_NO_CLASS: */
+  guint          cls;       /* never cached */
+
+  /* While handed out (atomic): what it was handed out with. */
+  guint64        state;     /* see above */
+  gsize          size;
+  gsize          alignment;
+  guint          home;      /* its home shard's index */
+
+  /* While cached, in a shard's bin (under the shard's lock). */
+  guint          stamp;     /* the pool's epoch when it was cached (idle release) */
+  DsPoolBlock   *prev;
+  DsPoolBlock   *next;
+  DsStreamState *ss;        /* NULL: reusable by anyone (one reference) */
+  guint64        seq;       /* with @ss: the fence it was given back under */
+  gsize          pending;   /* demand still counted for it (ds-pool-shard-private.h) */
+
+  gsize          up_align;
+  DsPoolBlock   *next_free; /* the registry's list of unused records */
+} __attribute__ ((aligned (64)));
+
+/* Marks @b handed out for @size bytes aligned to @alignment to the thread
+ * of shard @home; called with the lock of @b's home shard held (for a
+ * block just taken out of the cache: that of the shard it was in). */
+static inline void
+ds_pool_block_hand_out (DsPoolBlock *b,
+                        gsize        size,
+                        gsize        alignment,
+                        guint        home)
+{
+  guint64 state = __atomic_load_n (&b->state, __ATOMIC_RELAXED);
+
+  __atomic_store_n (&b->size, size, __ATOMIC_RELAXED);
+  __atomic_store_n (&b->alignment, alignment, __ATOMIC_RELAXED);
+  __atomic_store_n (&b->state, (state | DS_POOL_BLOCK_OUT) + 2, __ATOMIC_RELEASE);
+  __atomic_store_n (&b->home, home, __ATOMIC_RELEASE);
+}
+
+/* Marks @b back in the pool if its state is still @state (as read by
+ * ds_pool_registry_find ()); else FALSE: it was given back twice (the
+ * caller refuses it with ds_pool_block_refuse_twice ()). Called with the
+ * lock of @b's home shard held. */
+static inline gboolean
+ds_pool_block_take_back_locked (DsPoolBlock *b,
+                                guint64      state)
+{
+  if (G_UNLIKELY (__atomic_load_n (&b->state, __ATOMIC_RELAXED) != state))
+    return FALSE;
+
+  __atomic_store_n (&b->state, state & ~(guint64) DS_POOL_BLOCK_OUT, __ATOMIC_RELAXED);
+  return TRUE;
+}
+
+/* The critical for a block found given back twice by
+ * ds_pool_block_take_back_locked (). */
+void ds_pool_block_refuse_twice (gpointer owner,
+                                 gpointer ptr,
+                                 gsize    size,
+                                 gsize    alignment);
+
+typedef struct _DsPoolRegistryTable DsPoolRegistryTable;
+
+/* Linear probing, at most half full, no tombstones (removal shifts the
+ * run back; lookups that overlap it retry). */
+struct _DsPoolRegistryTable
+{
+  guint                mask;      /* capacity - 1 */
+  guint                shift;     /* 64 - log2 (capacity) */
+  DsPoolRegistryTable *retired;   /* older tables, kept for lookups still in them */
+  DsPoolBlock         *slots[];
+};
+
+typedef struct _DsPoolRegistry DsPoolRegistry;
+
+struct _DsPoolRegistry
+{
+  /* Read by every lookup; written only by changes. */
+  guint                seq;       /* odd while a change is under way (atomic) */
+  DsPoolRegistryTable *table;     /* atomic */
+
+  /* Changes only, on another cache line. */
+  GMutex               lock __attribute__ ((aligned (64)));
+  guint                n;
+  DsPoolBlock         *free_records;
+  GPtrArray           *records;   /* every record ever made */
+};
+
+/* Where @ptr's probe starts in @t: Fibonacci hashing (the top bits of the
+ * address times 2^64 / phi). */
+static inline guint
+ds_pool_registry_slot (const DsPoolRegistryTable *t,
+                       gconstpointer              ptr)
+{
+  return (guint) (((guint64) (guintptr) ptr * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) >> t->shift);
+}
+
+/* One lock-free lookup of @ptr: FALSE if a change overlapped it (look
+ * again); else TRUE, with its record (NULL if none) in *@b and the
+ * state, size and alignment read from it. */
+static inline gboolean
+ds_pool_registry_try_lookup (DsPoolRegistry  *self,
+                             gconstpointer    ptr,
+                             DsPoolBlock    **b,
+                             guint64         *state,
+                             gsize           *size,
+                             gsize           *alignment)
+{
+  guint seq = __atomic_load_n (&self->seq, __ATOMIC_ACQUIRE);
+  DsPoolRegistryTable *t;
+  DsPoolBlock *found = NULL;
+
+  if (G_UNLIKELY (seq & 1))
+    return FALSE;
+
+  t = __atomic_load_n (&self->table, __ATOMIC_ACQUIRE);
+  if (G_LIKELY (t != NULL))
+    {
+      guint mask = t->mask, i = ds_pool_registry_slot (t, ptr);
+
+      for (guint n = 0; n <= mask; n++, i = (i + 1) & mask)
+        {
+          DsPoolBlock *c = __atomic_load_n (&t->slots[i], __ATOMIC_RELAXED);
+
+          if (c == NULL)
+            break;
+          if (G_LIKELY (__atomic_load_n (&c->ptr, __ATOMIC_RELAXED) == ptr))
+            {
+              found = c;
+              *state = __atomic_load_n (&c->state, __ATOMIC_ACQUIRE);
+              *size = __atomic_load_n (&c->size, __ATOMIC_RELAXED);
+              *alignment = __atomic_load_n (&c->alignment, __ATOMIC_RELAXED);
+              break;
+            }
+        }
+    }
+
+  __atomic_thread_fence (__ATOMIC_ACQUIRE);
+  *b = found;
+  return __atomic_load_n (&self->seq, __ATOMIC_RELAXED) == seq;
+}
+
+/* The fast path of ds_pool_registry_find (): the record of @ptr if it is
+ * handed out with exactly @size and @alignment and no change got in the
+ * way, with its state in *@state; else NULL, and the caller calls
+ * ds_pool_registry_find (). */
+static inline DsPoolBlock *
+ds_pool_registry_find_fast (DsPoolRegistry *self,
+                            gpointer        ptr,
+                            gsize           size,
+                            gsize           alignment,
+                            guint64        *state)
+{
+  DsPoolBlock *b;
+  gsize out_size = 0, out_align = 0;
+
+  if (G_UNLIKELY (!ds_pool_registry_try_lookup (self, ptr, &b, state, &out_size, &out_align) ||
+                  b == NULL || (*state & DS_POOL_BLOCK_OUT) == 0 ||
+                  size != out_size || alignment != out_align))
+    return NULL;
+
+  return b;
+}
+
+/* A block given back to @owner (named in the critical): its record and,
+ * in *@state, its state as read, if @ptr is handed out with exactly @size
+ * and @alignment; else NULL, after a critical that names @ptr, the size
+ * and alignment given and those it was handed out with. Takes no lock
+ * (looks again while changes get in the way); the caller then takes the
+ * block back under its home shard's lock with
+ * ds_pool_block_take_back_locked (). */
+DsPoolBlock    *ds_pool_registry_find   (DsPoolRegistry *self,
+                                         gpointer        owner,
+                                         gpointer        ptr,
+                                         gsize           size,
+                                         gsize           alignment,
+                                         guint64        *state);
+
+DsPoolRegistry *ds_pool_registry_new    (void);
+/* Frees the registry and every record still in it (dropping the fence
+ * references of those still cached); gives nothing back upstream. */
+void            ds_pool_registry_free   (DsPoolRegistry *self);
+
+/* Records a block just taken from upstream, handed out for @size bytes
+ * aligned to @alignment to the thread of shard @home; returns its record. */
+DsPoolBlock    *ds_pool_registry_add    (DsPoolRegistry *self,
+                                         gpointer        ptr,
+                                         gsize           up_size,
+                                         gsize           up_align,
+                                         guint           ac,
+                                         guint           cls,
+                                         gsize           size,
+                                         gsize           alignment,
+                                         guint           home);
+
+/* Forgets the record (for reuse) of a block that is back in the pool and
+ * goes upstream now, or is held back for good. */
+void            ds_pool_registry_remove (DsPoolRegistry *self,
+                                         DsPoolBlock    *b);
+
+/* The number of blocks recorded (held by the pool). */
+guint64         ds_pool_registry_count  (DsPoolRegistry *self);
+
+G_END_DECLS
