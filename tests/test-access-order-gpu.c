@@ -137,11 +137,13 @@ wait_device_device (gboolean default_stream_waits)
   g_assert_true (ds_access_order_wait (ob, oa, &error));
   g_assert_no_error (error);
   /* The host did not block. */
-  g_assert_false (ds_test_gate_passed (gate));
+  DS_TEST_ASSERT_GATE_HELD (gate);
 
   /* B: read it back. Without the wait this copy runs before A's write,
    * which waits at the gate until the copy is queued, and reads zeros. */
   DS_TEST_CUDA_CHECK (cudaMemcpyAsync (out, buf, size, cudaMemcpyDeviceToHost, b));
+  /* Queued while A is still held. */
+  DS_TEST_ASSERT_GATE_HELD (gate);
   ds_test_gate_open (gate);
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (b));
   ds_test_gate_free (gate);
@@ -225,7 +227,7 @@ test_gpu_wait_equal (void)
   gate = ds_test_gate_new (a);
   g_assert_true (ds_access_order_wait (oa, oa2, &error));
   g_assert_no_error (error);
-  g_assert_false (ds_test_gate_passed (gate));
+  DS_TEST_ASSERT_GATE_HELD (gate);
   ds_test_gate_free (gate);
 
   ds_test_stream_free (a);

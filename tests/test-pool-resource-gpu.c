@@ -45,14 +45,14 @@ test_cuda_same_stream (Fixture       *f,
   q = ds_memory_resource_allocate_async (f->pool, 65536, 0, &f->order, &error);
   g_assert_no_error (error);
   g_assert_true (q == p);
-  g_assert_false (ds_test_gate_passed (gate));
+  DS_TEST_ASSERT_GATE_HELD (gate);
   g_assert_true (ds_memory_resource_deallocate_async (f->pool, q, 65536, 0, &f->order, &error));
 
   /* Host order may not have it while S is busy. */
   h = ds_memory_resource_allocate (f->pool, 65536, 0, &error);
   g_assert_no_error (error);
   g_assert_true (h != p);
-  g_assert_false (ds_test_gate_passed (gate));
+  DS_TEST_ASSERT_GATE_HELD (gate);
   ds_memory_resource_deallocate (f->pool, h, 65536, 0);
 
   s = ds_test_pool_stats (f->pool);
@@ -143,7 +143,7 @@ cross_stream (Fixture                  *f,
   if (policy == DS_FENCE_CROSS_STREAM_QUERY)
     {
       g_assert_true (q != p);
-      g_assert_false (ds_test_gate_passed (gate));
+      DS_TEST_ASSERT_GATE_HELD (gate);
       g_assert_cmpuint (ds_test_pool_stats (f->pool).stream_waits, ==, 0);
       ds_memory_resource_deallocate (f->pool, q, 20000, 0);
 
@@ -162,7 +162,7 @@ cross_stream (Fixture                  *f,
       ds_test_stream_set_flag (s2, &after);
       g_usleep (100 * G_TIME_SPAN_MILLISECOND);
       g_assert_cmpint (g_atomic_int_get (&after), ==, 0);
-      g_assert_false (ds_test_gate_passed (gate));
+      DS_TEST_ASSERT_GATE_HELD (gate);
       ds_test_gate_open (gate);
       DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s2));
       g_assert_true (ds_test_gate_passed (gate));
@@ -284,7 +284,7 @@ test_cuda_lazy_host_reuse (void)
       g_ptr_array_add (busy, p);
       g_assert_true (ds_memory_resource_deallocate_async (pool, p, 64 << 10, 0, &order, NULL));
     }
-  g_assert_false (ds_test_gate_passed (gate));
+  DS_TEST_ASSERT_GATE_HELD (gate);
   ds_test_gate_open (gate);
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (stream));
   ds_test_gate_free (gate);
@@ -366,7 +366,7 @@ test_cuda_destroyed_stream (Fixture       *f,
 
   q = ds_memory_resource_allocate_async (f->pool, 8192, 0, &o2, &error);
   g_assert_no_error (error);
-  g_assert_false (ds_test_gate_passed (gate));
+  DS_TEST_ASSERT_GATE_HELD (gate);
   g_assert_true (q != p);
   ds_memory_resource_deallocate_async (f->pool, q, 8192, 0, &o2, NULL);
 
@@ -484,7 +484,7 @@ test_cuda_release_batch (void)
         g_assert_cmpuint (after_events - before_events, ==, 1);
       if (gate != NULL)
         {
-          g_assert_false (ds_test_gate_passed (gate));
+          DS_TEST_ASSERT_GATE_HELD (gate);
           ds_test_gate_free (gate);
         }
     }
@@ -523,7 +523,7 @@ test_cuda_trim_pending (Fixture       *f,
   ds_memory_resource_deallocate (f->pool, h, 32768, 0);
 
   g_assert_cmpuint (ds_pool_resource_trim (DS_POOL_RESOURCE (f->pool)), ==, 32768);
-  g_assert_false (ds_test_gate_passed (gate));
+  DS_TEST_ASSERT_GATE_HELD (gate);
   g_assert_cmpuint (ds_test_resource_get_n_live (f->up), ==, 1);
   s = ds_test_pool_stats (f->pool);
   g_assert_cmpuint (s.event_waits, ==, 0);
@@ -554,7 +554,7 @@ test_cuda_finalize_pending (Fixture       *f,
   p = ds_memory_resource_allocate_async (f->pool, 16384, 0, &f->order, &error);
   g_assert_no_error (error);
   ds_memory_resource_deallocate_async (f->pool, p, 16384, 0, &f->order, NULL);
-  g_assert_false (ds_test_gate_passed (gate));
+  DS_TEST_ASSERT_GATE_HELD (gate);
 
   /* Finalize blocks until the stream got past the gate, which another
    * thread opens while it waits. */
@@ -616,7 +616,7 @@ test_cuda_bound_reuses_pending (Fixture       *f,
   ds_test_stream_set_flag (s3, &after);
   g_usleep (100 * G_TIME_SPAN_MILLISECOND);
   g_assert_cmpint (g_atomic_int_get (&after), ==, 0);
-  g_assert_false (ds_test_gate_passed (g1));
+  DS_TEST_ASSERT_GATE_HELD (g1);
 
   /* Host order (demand back to one block): blocks until the oldest
    * pending release (q's, on s2) completes, and reuses q. Both gates are

@@ -302,7 +302,7 @@ test_gpu_pinned_in_flight (void)
     }
 
   g_assert_cmpuint (n_overlaps_early, ==, 0);
-  g_assert_false (ds_test_gate_passed (gate));
+  DS_TEST_ASSERT_GATE_HELD (gate);
   g_assert_cmpint (g_atomic_int_get (&copied), ==, 0);
 
   ds_test_gate_open (gate);
@@ -371,7 +371,7 @@ test_gpu_device_cross_stream (void)
       DS_TEST_CUDA_CHECK (cudaMemsetAsync (p, 0xdd, size / 4, b));
       g_assert_finalize_object (sp2);
     }
-  g_assert_false (ds_test_gate_passed (gate));
+  DS_TEST_ASSERT_GATE_HELD (gate);
 
   ds_test_gate_open (gate);
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (a));
