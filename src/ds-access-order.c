@@ -128,6 +128,12 @@ ds_access_order_new_stream (gpointer stream,
  * Creates the order of a stream given as an integer, which is how bindings
  * pass stream handles.
  *
+ * The handle must be that of a live stream (or 0, 1 for `cudaStreamLegacy`,
+ * 2 for `cudaStreamPerThread`): a stream handle is a pointer that the CUDA
+ * driver dereferences, and neither ds nor CUDA can check one, so any other
+ * integer crashes the process on a machine with a GPU, as it does in every
+ * CUDA binding.
+ *
  * Returns: (transfer full): a new #DsAccessOrder
  */
 DsAccessOrder *
