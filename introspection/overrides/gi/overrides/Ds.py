@@ -651,7 +651,10 @@ class AccessOrder(Ds.AccessOrder):
         object: anything with ``__cuda_stream__`` (cuda.core), PyTorch's
         ``torch.cuda.Stream`` (``.cuda_stream``), CuPy's ``Stream``
         (``.ptr``), Numba's (``.handle``). ``device`` -1 takes the stream
-        object's device if it says, else the stream's own."""
+        object's device if it says, else the stream's own. An int must be
+        the handle of a live stream: it is a pointer the CUDA driver
+        dereferences, and no library can check one (as with
+        ``torch.cuda.ExternalStream``); prefer passing the stream object."""
         handle, stream_device = _stream_handle(stream)
         if device == -1:
             device = stream_device
