@@ -64,7 +64,7 @@ typedef struct
   guint         n_blocks;
   guint         blocks_capacity;
   /* Most units of work take a few blocks per kind: no heap for those. */
-  DsArenaBlock  inline_blocks[4];
+  DsArenaBlock  inline_blocks[2];
 } DsArena;
 
 /* Initializes @arena (new, or emptied with ds_arena_clear ()) to bump in
