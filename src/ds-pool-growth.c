@@ -24,8 +24,14 @@
  * threshold, the block goes back upstream (largest classes, oldest blocks
  * first, until the threshold holds). Only blocks whose fence is known or
  * found complete (a query, no wait) go: blocks still pending on a stream
- * stay, as with trim. Nothing runs while the pool is not used: a pool
- * idle as a whole keeps what it has until its next use or a trim.
+ * stay, as with trim. Blocks given back on a stream without an event (the
+ * lazy policy: a stream that takes its own blocks back never needs one)
+ * are found complete by checking the stream the block just given back
+ * came on, which is alive then. So a burst given back on a stream that
+ * keeps running goes back upstream; one left by a stream nobody uses any
+ * more stays until a trim, a drain or forget_context. Nothing runs while
+ * the pool is not used: a pool idle as a whole keeps what it has until
+ * its next use or a trim.
  */
 
 #include "config.h"
@@ -449,7 +455,10 @@ ds_pool_init_epochs (DsPoolResource *self)
 }
 
 void
-ds_pool_release_idle (DsPoolResource *self)
+ds_pool_release_idle (DsPoolResource      *self,
+                      DsStreamState       *ss,
+                      guint64              seq,
+                      const DsAccessOrder *order)
 {
   guint64 threshold = __atomic_load_n (&self->release_threshold, __ATOMIC_RELAXED);
   gint64 timeout = (gint64) __atomic_load_n (&self->idle_timeout_ms, __ATOMIC_RELAXED) * 1000;
@@ -484,6 +493,16 @@ ds_pool_release_idle (DsPoolResource *self)
       if (cut != 0)
         {
           guint64 before = self->upstream_deallocations;
+
+          if (ss != NULL && order != NULL)
+            {
+              /* Blocks given back on a stream without an event (the lazy
+               * release policy) are known complete only once someone checks
+               * that stream; the one the caller gave back on is alive now.
+               * One query per DS_POOL_RELEASE_CHECK_EVERY frees, and only
+               * while over the threshold: none in a steady state below it. */
+              ds_stream_state_check (ss, seq, order, &self->grow_cuda);
+            }
 
           evict_locked (self, self->held - threshold, DS_POOL_EVICT_POLL, cut);
           self->idle_releases += self->upstream_deallocations - before;

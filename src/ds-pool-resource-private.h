@@ -133,9 +133,16 @@ void     ds_pool_init_epochs    (DsPoolResource      *self);
 /* Called every DS_POOL_RELEASE_CHECK_EVERY blocks given back to a shard:
  * advances the epoch when its time has come and, while the pool holds
  * more than its release threshold, gives back upstream the cached blocks
- * idle for longer than its idle timeout. Never waits: skips the check if
+ * idle for longer than its idle timeout. @ss, @seq and @order (or NULL):
+ * the fence the last block was given back under, on a stream alive now;
+ * while the pool is over its threshold that stream is checked first
+ * (ds_stream_state_check ()), so that blocks it gave back without an
+ * event can be found complete and go too. Never waits: skips the check if
  * another thread is growing or shrinking the pool. */
-void     ds_pool_release_idle   (DsPoolResource      *self);
+void     ds_pool_release_idle   (DsPoolResource      *self,
+                                 DsStreamState       *ss,
+                                 guint64              seq,
+                                 const DsAccessOrder *order);
 
 /* The default registry ---------------------------------------------------------- */
 

@@ -342,7 +342,7 @@ pool_free (DsPoolResource      *self,
   g_mutex_unlock (&shard->lock);
 
   if (G_UNLIKELY (check))
-    ds_pool_release_idle (self);
+    ds_pool_release_idle (self, ss, seq, order);
 }
 
 /* DsMemoryResource and release batches ---------------------------------------------- */

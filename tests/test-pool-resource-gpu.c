@@ -245,6 +245,114 @@ test_cuda_lazy_same_stream (Fixture       *f,
   ds_test_pool_reset_policies ();
 }
 
+static gint64 fake_now;
+
+static gint64
+fake_clock (void)
+{
+  return fake_now;
+}
+
+/* One unit of steady work on @f's stream: four 4 KiB blocks, a memset. */
+static void
+lazy_idle_unit (Fixture *f,
+                gpointer buffer)
+{
+  g_autoptr(GError) error = NULL;
+  gpointer p[4];
+
+  for (guint k = 0; k < 4; k++)
+    {
+      p[k] = ds_memory_resource_allocate_async (f->pool, 4096, 0, &f->order, &error);
+      g_assert_no_error (error);
+    }
+  DS_TEST_CUDA_CHECK (cudaMemsetAsync (buffer, 0, 4, f->stream));
+  for (guint k = 0; k < 4; k++)
+    g_assert_true (ds_memory_resource_deallocate_async (f->pool, p[k], 4096, 0, &f->order, NULL));
+}
+
+static void
+test_cuda_lazy_idle_release (Fixture       *f,
+                             gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  gpointer burst[64], buffer;
+  DsPoolStats s, settled;
+  guint i;
+
+  g_test_summary ("Lazy fences and idle release: a burst given back on a stream "
+                  "without events goes back upstream once idle while that "
+                  "stream keeps running small work (the pool checks the stream "
+                  "the blocks just given back came on), at a few queries in "
+                  "all, and none once the pool is within its threshold");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+  DS_TEST_CUDA_CHECK (cudaMalloc (&buffer, 4));
+
+  /* A pool made now, on the fake clock. */
+  fake_now = g_get_monotonic_time ();
+  ds_pool_set_clock_for_testing (fake_clock);
+  g_assert_finalize_object (g_steal_pointer (&f->pool));
+  f->pool = ds_pool_resource_new (DS_MEMORY_RESOURCE (f->up));
+  ds_pool_resource_set_release_threshold (DS_POOL_RESOURCE (f->pool), 1 << 20);
+  ds_pool_resource_set_idle_timeout (DS_POOL_RESOURCE (f->pool), 1000);
+
+  /* The burst: 16 MiB on the stream, given back in its order, one
+   * release each: only the first is checked; the rest have no event. */
+  for (i = 0; i < G_N_ELEMENTS (burst); i++)
+    {
+      burst[i] = ds_memory_resource_allocate_async (f->pool, 256 << 10, 0, &f->order, &error);
+      g_assert_no_error (error);
+    }
+  DS_TEST_CUDA_CHECK (cudaMemsetAsync (buffer, 0, 4, f->stream));
+  for (i = 0; i < G_N_ELEMENTS (burst); i++)
+    g_assert_true (ds_memory_resource_deallocate_async (f->pool, burst[i], 256 << 10, 0,
+                                                        &f->order, NULL));
+  s = ds_test_pool_stats (f->pool);
+  g_assert_cmpuint (s.bytes_held, ==, 16 << 20);
+  /* At most the first release's check: an event if the memset ran. */
+  g_assert_cmpuint (s.events_recorded, <=, 1);
+  g_assert_cmpuint (s.bytes_pending, >, 0);
+
+  /* Steady small work on the same stream, 10 ms apart (the pool looks
+   * every 256 blocks given back: every 0.64 s here). */
+  for (i = 0; i < 2000; i++)
+    {
+      lazy_idle_unit (f, buffer);
+      fake_now += 10000;
+      if (i == 150)
+        g_assert_cmpuint (ds_test_pool_stats (f->pool).idle_releases, ==, 0);
+    }
+
+  settled = ds_test_pool_stats (f->pool);
+  g_assert_cmpuint (settled.bytes_held, <=, 1 << 20);
+  g_assert_cmpuint (settled.bytes_held, >, (1 << 20) - (256 << 10));
+  g_assert_cmpuint (settled.idle_releases, ==, 61);
+  g_assert_cmpuint (settled.upstream_deallocations, ==, settled.idle_releases);
+  g_assert_cmpuint (ds_test_resource_get_live_bytes (f->up), ==, settled.bytes_held);
+  /* The first release's check, then a check (a query, an event if the
+   * stream was busy) per look at most (2000 * 4 / 256 = 31), and a query
+   * of that event at the next: nowhere near one per unit. */
+  g_assert_cmpuint (settled.event_queries, >=, 2);
+  g_assert_cmpuint (ds_test_pool_cuda_calls (&settled), <=, 2 + 3 * (2000 * 4 / 256));
+
+  /* Within the threshold: the steady state makes no CUDA call at all. */
+  for (i = 0; i < 1000; i++)
+    {
+      lazy_idle_unit (f, buffer);
+      fake_now += 10000;
+    }
+  s = ds_test_pool_stats (f->pool);
+  g_assert_cmpuint (ds_test_pool_cuda_calls (&s), ==, ds_test_pool_cuda_calls (&settled));
+  g_assert_cmpuint (s.idle_releases, ==, settled.idle_releases);
+
+  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (f->stream));
+  DS_TEST_CUDA_CHECK (cudaFree (buffer));
+  ds_pool_set_clock_for_testing (NULL);
+  ds_test_pool_reset_policies ();
+}
+
 static void
 test_cuda_lazy_host_reuse (void)
 {
@@ -698,6 +806,7 @@ main (int    argc,
   ADD ("same-stream", STREAM, test_cuda_same_stream);
   ADD ("lazy/same-stream", STREAM, test_cuda_lazy_same_stream);
   ds_test_add_gpu_func ("/Ds/PoolResource/cuda/lazy/host-reuse", test_cuda_lazy_host_reuse);
+  ADD ("lazy/idle-release", STREAM, test_cuda_lazy_idle_release);
   ADD ("legacy-stream", 0, test_cuda_legacy_stream);
   ADD ("cross-stream/query", 0, test_cuda_cross_stream_query);
   ADD ("cross-stream/wait", 0, test_cuda_cross_stream_wait);
