@@ -22,6 +22,9 @@
  * whose blocks others want (lazy policy). */
 #define CHECK_EVERY       8
 
+/* CHECK_EVERY, or DS_POOL_CHECK_EVERY (1..4096) for benchmarks. */
+static guint64 check_every = CHECK_EVERY;
+
 typedef struct
 {
   gpointer event;        /* cudaEvent_t */
@@ -48,6 +51,7 @@ policies_init (void)
     {
       const char *release = g_getenv ("DS_POOL_RELEASE");
       const char *cross = g_getenv ("DS_POOL_CROSS_STREAM");
+      const char *every = g_getenv ("DS_POOL_CHECK_EVERY");
 
       if (g_strcmp0 (release, "query-idle") == 0)
         release_policy = DS_FENCE_RELEASE_QUERY_IDLE;
@@ -57,6 +61,16 @@ policies_init (void)
         release_policy = DS_FENCE_RELEASE_ADAPTIVE;
       else if (release != NULL && g_strcmp0 (release, "lazy") != 0)
         g_warning ("DS_POOL_RELEASE=%s is not one of lazy, record, query-idle, adaptive", release);
+
+      if (every != NULL)
+        {
+          guint64 n = g_ascii_strtoull (every, NULL, 10);
+
+          if (n >= 1 && n <= 4096)
+            check_every = n;
+          else
+            g_warning ("DS_POOL_CHECK_EVERY=%s is not a number from 1 to 4096", every);
+        }
 
       if (g_strcmp0 (cross, "wait") == 0)
         cross_stream_policy = DS_FENCE_CROSS_STREAM_WAIT;
@@ -469,7 +483,7 @@ wants_check (DsStreamState *ss,
        * which others can reuse once its work is done. ss->checked is read
        * without the lock: a stale value only moves a check by one release. */
       return seq == 1 ||
-             (wanted && seq - __atomic_load_n (&ss->checked, __ATOMIC_RELAXED) >= CHECK_EVERY);
+             (wanted && seq - __atomic_load_n (&ss->checked, __ATOMIC_RELAXED) >= check_every);
     case DS_FENCE_RELEASE_QUERY_IDLE:
       return TRUE;
     case DS_FENCE_RELEASE_ADAPTIVE:
