@@ -137,6 +137,31 @@ ds_arena_grow (DsArena              *arena,
   return ptr;
 }
 
+/* Remembers what this unit of work took, for the next one's first block;
+ * called before the blocks go. */
+static void
+remember_demand (DsArena *arena)
+{
+  gsize used = arena->window->_allocated;
+  gsize faded = arena->demand_hint - arena->demand_hint / 8;
+
+  used = used > G_MAXSIZE / 2 ? G_MAXSIZE / 2 : used + used / 8;
+  arena->demand_hint = MAX (used, faded);
+}
+
+/* The first block of a unit of work: the initial size, doubled up to the
+ * ceiling while it does not cover the demand hint. */
+static gsize
+first_block_size (const DsArena *arena)
+{
+  gsize block = arena->initial_size;
+
+  while (block < arena->demand_hint && block <= ceiling (arena) / 2)
+    block *= 2;
+
+  return block;
+}
+
 gboolean
 ds_arena_release (DsArena              *arena,
                   DsMemoryResource     *upstream,
@@ -145,6 +170,8 @@ ds_arena_release (DsArena              *arena,
                   GError              **error)
 {
   gboolean ok = TRUE;
+
+  remember_demand (arena);
 
   /* A pool (the blocks came through grow (), which looked it up): every
    * block under the batch's fence, no other dispatch. */
@@ -187,5 +214,5 @@ ds_arena_abandon (DsArena *arena)
   memset (arena->window, 0, sizeof *arena->window);
   arena->n_allocations = 0;
   arena->reserved = 0;
-  arena->next_size = arena->initial_size;
+  arena->next_size = first_block_size (arena);
 }

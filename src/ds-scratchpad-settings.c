@@ -64,8 +64,8 @@ ds_scratchpad_set_order (DsAccessOrder       *dest,
  * changed it. Only before the first allocation. */
 gboolean
 ds_scratchpad_set_initial_size (DsScratchpad *self,
-                  DsMemoryKind  kind,
-                  guint64       size)
+                                DsMemoryKind  kind,
+                                guint64       size)
 {
   gsize s = size != 0 ? (gsize) MIN (size, (guint64) G_MAXSIZE / 2) : DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
   gsize max_block_size = self->arenas[kind].max_block_size;
@@ -265,7 +265,9 @@ ds_scratchpad_install_properties (GObjectClass *object_class)
    * DsScratchpad:initial-size-host:
    *
    * The size of the first host block; each next one doubles,
-   * up to [property@Ds.Scratchpad:max-block-size]. 0: 64 KiB.
+   * up to [property@Ds.Scratchpad:max-block-size]. 0: 64 KiB. After a
+   * release the first block is this size doubled until it covers what
+   * recent units of work took (see [class@Ds.Scratchpad]).
    */
   properties[PROP_INITIAL_SIZE_HOST] =
     g_param_spec_uint64 ("initial-size-host", NULL, NULL,
@@ -276,7 +278,9 @@ ds_scratchpad_install_properties (GObjectClass *object_class)
    * DsScratchpad:initial-size-pinned:
    *
    * The size of the first pinned block; each next one doubles,
-   * up to [property@Ds.Scratchpad:max-block-size]. 0: 64 KiB.
+   * up to [property@Ds.Scratchpad:max-block-size]. 0: 64 KiB. After a
+   * release the first block is this size doubled until it covers what
+   * recent units of work took (see [class@Ds.Scratchpad]).
    */
   properties[PROP_INITIAL_SIZE_PINNED] =
     g_param_spec_uint64 ("initial-size-pinned", NULL, NULL,
@@ -287,7 +291,9 @@ ds_scratchpad_install_properties (GObjectClass *object_class)
    * DsScratchpad:initial-size-device:
    *
    * The size of the first device block; each next one doubles,
-   * up to [property@Ds.Scratchpad:max-block-size]. 0: 64 KiB.
+   * up to [property@Ds.Scratchpad:max-block-size]. 0: 64 KiB. After a
+   * release the first block is this size doubled until it covers what
+   * recent units of work took (see [class@Ds.Scratchpad]).
    */
   properties[PROP_INITIAL_SIZE_DEVICE] =
     g_param_spec_uint64 ("initial-size-device", NULL, NULL,
@@ -298,7 +304,9 @@ ds_scratchpad_install_properties (GObjectClass *object_class)
    * DsScratchpad:initial-size-managed:
    *
    * The size of the first managed block; each next one doubles,
-   * up to [property@Ds.Scratchpad:max-block-size]. 0: 64 KiB.
+   * up to [property@Ds.Scratchpad:max-block-size]. 0: 64 KiB. After a
+   * release the first block is this size doubled until it covers what
+   * recent units of work took (see [class@Ds.Scratchpad]).
    */
   properties[PROP_INITIAL_SIZE_MANAGED] =
     g_param_spec_uint64 ("initial-size-managed", NULL, NULL,

@@ -56,6 +56,15 @@
  * memory is given back and every allocation fails with
  * %DS_ERROR_DISPOSED; [method@Ds.Scratchpad.release] stays safe to call.
  *
+ * A released scratchpad learns: after [method@Ds.Scratchpad.release],
+ * the first block of a kind is its initial size, doubled (up to
+ * [property@Ds.Scratchpad:max-block-size]) until it covers what this
+ * scratchpad's recent units of work took of that kind. So a scratchpad
+ * kept and released after each unit takes one block per kind per unit
+ * once it has seen the sizes; the memory of one large unit fades by an
+ * eighth per release. A new scratchpad always starts at the initial
+ * sizes.
+ *
  * One scratchpad is used by one thread at a time. It may be finalized on
  * any thread: it switches to the device and driver context of its device
  * order by itself. The resources and pools behind it are thread-safe.
@@ -719,8 +728,8 @@ ds_scratchpad_init (DsScratchpad *self)
       self->arenas[kind].blocks = self->arenas[kind].inline_blocks;
       self->arenas[kind].blocks_capacity = G_N_ELEMENTS (self->arenas[kind].inline_blocks);
       self->arenas[kind].initial_size = DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
-      self->arenas[kind].next_size = DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
       self->arenas[kind].max_block_size = DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE;
+      self->arenas[kind].next_size = DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
     }
 }
 

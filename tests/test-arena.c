@@ -270,8 +270,67 @@ test_usable_after_release (Fixture       *f,
 
       g_assert_true (ds_test_arena_release (f, up, NULL, NULL));
       ds_test_resource_assert_clean (f->sync);
-      g_assert_cmpuint (f->arena.next_size, ==, f->arena.initial_size);
+      /* The initial size, doubled for what recent units took. */
+      g_assert_cmpuint (f->arena.next_size, >=, f->arena.initial_size);
+      g_assert_cmpuint (f->arena.next_size % f->arena.initial_size, ==, 0);
+      g_assert_cmpuint ((f->arena.next_size / f->arena.initial_size) &
+                        (f->arena.next_size / f->arena.initial_size - 1), ==, 0);
     }
+}
+
+/* One unit of work of @n allocations of @size bytes; returns how many
+ * blocks it took from upstream. */
+static guint
+learn_unit (Fixture *f,
+            guint    n,
+            gsize    size)
+{
+  DsMemoryResource *up = DS_MEMORY_RESOURCE (f->sync);
+  guint before = ds_test_resource_count_allocs (f->sync);
+
+  for (guint i = 0; i < n; i++)
+    {
+      gpointer p = ds_test_arena_grow_or_bump (f, up, size, 16);
+
+      g_assert_true (ds_test_resource_owns (f->sync, p, size));
+    }
+  g_assert_true (ds_test_arena_release (f, up, NULL, NULL));
+  ds_test_resource_assert_clean (f->sync);
+
+  return ds_test_resource_count_allocs (f->sync) - before;
+}
+
+static void
+test_release_learns (Fixture       *f,
+                     gconstpointer  user_data)
+{
+  guint i;
+
+  g_test_summary ("A reused arena's first block covers what recent units took: "
+                  "units of 100 KiB take two blocks once, then one each; after "
+                  "a large unit the first block shrinks back, an eighth per "
+                  "release, to the initial size, never above the ceiling");
+
+  /* 100 x 1 KiB: 64 KiB + 128 KiB the first time, then one 128 KiB block. */
+  g_assert_cmpuint (learn_unit (f, 100, 1024), ==, 2);
+  g_assert_cmpuint (f->arena.next_size, ==, 128 * KiB);
+  for (i = 0; i < 20; i++)
+    g_assert_cmpuint (learn_unit (f, 1 + i * 99 / 19, 1024), ==, 1);
+  g_assert_cmpuint (f->arena.next_size, ==, 128 * KiB);
+
+  /* A burst of 20 MiB: the next first block is 32 MiB... */
+  g_assert_cmpuint (learn_unit (f, 20, 1 << 20), >, 1);
+  g_assert_cmpuint (f->arena.next_size, ==, 32 << 20);
+  g_assert_cmpuint (learn_unit (f, 1, 1024), ==, 1);
+  /* ...and small units bring it back to the initial size. */
+  for (i = 0; i < 100; i++)
+    learn_unit (f, 1, 1024);
+  g_assert_cmpuint (f->arena.next_size, ==, 64 * KiB);
+
+  /* Never above the ceiling (64 MiB): a 100 MiB unit's memory is capped. */
+  g_assert_cmpuint (f->arena.max_block_size, ==, 64 << 20);
+  g_assert_cmpuint (learn_unit (f, 1, (gsize) 100 << 20), ==, 1);
+  g_assert_cmpuint (f->arena.next_size, ==, f->arena.max_block_size);
 }
 
 static void
@@ -500,6 +559,7 @@ main (int    argc,
   ADD ("stats", test_stats, 0);
   ADD ("release/newest-first", test_release_newest_first, 0);
   ADD ("release/usable-again", test_usable_after_release, 0);
+  ADD ("release/learns", test_release_learns, 0);
   ADD ("failure", test_failure, 0);
   ADD ("large-alignment", test_large_alignment, 0);
   ADD ("random", test_random, 0);

@@ -684,6 +684,37 @@ test_threads (void)
     }
 }
 
+/* A reused scratchpad learns ------------------------------------------------- */
+
+static void
+test_release_learns (Fixture       *f,
+                     gconstpointer  user_data)
+{
+  g_test_summary ("A scratchpad released after each unit of work takes one "
+                  "block per kind per unit once it has seen the sizes: after "
+                  "a unit of 100 KiB (64 + 128 KiB blocks), the next units "
+                  "take one 128 KiB block; the initial size stays as set");
+
+  for (guint unit = 0; unit < 10; unit++)
+    {
+      for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+        {
+          guint before = ds_test_resource_count_allocs (f->res[kind]);
+
+          for (guint i = 0; i < 100; i++)
+            ds_test_scratchpad_alloc_ok (f, kind, 1024, 16);
+          g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, 100 * KiB);
+          g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, unit == 0 ? 2 : 1);
+          g_assert_cmpuint (ds_scratchpad_get_reserved (f->sp, kind), ==,
+                            unit == 0 ? 192 * KiB : 128 * KiB);
+          g_assert_cmpuint (ds_test_resource_count_allocs (f->res[kind]) - before, ==,
+                            unit == 0 ? 2 : 1);
+          g_assert_cmpuint (ds_scratchpad_get_initial_size (f->sp, kind), ==, 64 * KiB);
+        }
+      ds_scratchpad_release (f->sp);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -708,6 +739,7 @@ main (int    argc,
   ADD_BOTH ("release/finalize", test_finalize_releases);
   ADD_BOTH ("release/usable-again", test_release_usable_again);
   ADD ("release/finalize-other-thread", test_finalize_other_thread);
+  ADD ("release/learns", test_release_learns);
   g_test_add_func ("/Ds/Scratchpad/threads/many-scratchpads", test_threads);
   ADD ("stats", test_stats);
   ADD_BOTH ("upstream-failure", test_upstream_failure);
