@@ -213,6 +213,7 @@ pool_alloc (DsPoolResource       *self,
           ds_pool_block_hand_out (b, size, alignment, index);
           shard->hits++;
           ds_pool_add_demand (self, shard, (gint64) demand);
+          ss = ds_pool_shard_keep_ref_locked (shard, ss);
           g_mutex_unlock (&shard->lock);
           if (ss != NULL)
             ds_stream_state_unref (ss);

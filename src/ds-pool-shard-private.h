@@ -110,6 +110,10 @@ typedef struct
   guint64          refused;                        /* deallocations refused */
   guint            frees;                          /* counts to the next release check */
   DsFenceCounters  cuda;
+  /* A stream reference kept from the last block taken out, for the next
+   * one filed under that stream: a block that goes round on one stream
+   * costs no reference count change (two atomic operations) per trip. */
+  DsStreamState   *spare_ss;
 } DsPoolShard;
 
 DsPoolShard *ds_pool_shard_new          (void);
@@ -123,8 +127,25 @@ ds_pool_shard_peek_n_cached (DsPoolShard *shard)
   return __atomic_load_n (&shard->n_cached, __ATOMIC_RELAXED);
 }
 
+/* Keeps @ss (a reference the caller got with a block taken out, or NULL)
+ * as the shard's spare; returns the reference the caller must drop after
+ * unlocking: the spare it replaces, or NULL. Called with the lock held. */
+static inline DsStreamState *
+ds_pool_shard_keep_ref_locked (DsPoolShard   *shard,
+                               DsStreamState *ss)
+{
+  DsStreamState *old = shard->spare_ss;
+
+  if (ss == NULL)
+    return NULL;
+
+  shard->spare_ss = ss;
+  return old;
+}
+
 /* Files @b (of class (@b->ac, @b->cls), @class_bytes), given back under
- * the fence (@ss, @seq) (@ss NULL: none; the shard takes a reference), in
+ * the fence (@ss, @seq) (@ss NULL: none; the shard takes a reference, its
+ * spare one if that is @ss's), in
  * the pool's epoch @stamp. @pending: the demand that stays counted for it
  * in this shard until it is taken out again. Called with the lock held. */
 void         ds_pool_shard_put_locked   (DsPoolShard         *shard,

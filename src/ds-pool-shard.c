@@ -40,6 +40,8 @@ ds_pool_shard_free (DsPoolShard *shard)
 {
   for (guint ac = 0; ac < DS_POOL_N_ALIGN_CLASSES; ac++)
     g_free (shard->bins[ac]);
+  if (shard->spare_ss != NULL)
+    ds_stream_state_unref (shard->spare_ss);
   g_mutex_clear (&shard->lock);
   g_aligned_free (shard);
 }
@@ -121,7 +123,15 @@ ds_pool_shard_put_locked (DsPoolShard   *shard,
                           gsize          pending,
                           guint          stamp)
 {
-  b->ss = ss != NULL ? ds_stream_state_ref (ss) : NULL;
+  if (ss != NULL && ss == shard->spare_ss)
+    {
+      b->ss = ss;
+      shard->spare_ss = NULL;
+    }
+  else
+    {
+      b->ss = ss != NULL ? ds_stream_state_ref (ss) : NULL;
+    }
   b->seq = seq;
   b->pending = pending;
   b->stamp = stamp;
