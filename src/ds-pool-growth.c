@@ -154,10 +154,10 @@ evict_locked (DsPoolResource  *self,
         if (ds_pool_shard_peek_n_cached (shard) == 0)
           continue;
 
-        g_mutex_lock (&shard->lock);
+        ds_pool_shard_lock (shard);
         freed += ds_pool_shard_evict_locked (shard, need - freed, pass, max_stamp,
                                              &self->grow_cuda, victims);
-        g_mutex_unlock (&shard->lock);
+        ds_pool_shard_unlock (shard);
       }
 
   if (victims->len > 0)
@@ -228,13 +228,13 @@ ds_pool_add_counters (DsPoolShard           *shard,
       c->stream_waits + c->event_waits == 0)
     return;
 
-  g_mutex_lock (&shard->lock);
+  ds_pool_shard_lock (shard);
   shard->cuda.events_recorded += c->events_recorded;
   shard->cuda.events_created += c->events_created;
   shard->cuda.event_queries += c->event_queries;
   shard->cuda.stream_waits += c->stream_waits;
   shard->cuda.event_waits += c->event_waits;
-  g_mutex_unlock (&shard->lock);
+  ds_pool_shard_unlock (shard);
 }
 
 /* At the memory bound: rather than give cached blocks back (a device-wide
@@ -261,11 +261,11 @@ take_pending_locked (DsPoolResource      *self,
       if (ds_pool_shard_peek_n_cached (shard) == 0)
         continue;
 
-      g_mutex_lock (&shard->lock);
+      ds_pool_shard_lock (shard);
       b = ds_pool_shard_take_any_locked (shard, ac, cls, class_bytes, &ss, &seq);
       if (b != NULL)
         ds_pool_block_hand_out (b, size, alignment, home);
-      g_mutex_unlock (&shard->lock);
+      ds_pool_shard_unlock (shard);
 
       if (b == NULL)
         continue;
@@ -414,9 +414,9 @@ ds_pool_give_back (DsPoolResource      *self,
   ds_pool_registry_remove (self->registry, b);
 
   ds_pool_add_counters (shard, &counters);
-  g_mutex_lock (&shard->lock);
+  ds_pool_shard_lock (shard);
   ds_pool_add_demand (self, shard, -(gint64) demand);
-  g_mutex_unlock (&shard->lock);
+  ds_pool_shard_unlock (shard);
 
   if (freed)
     {

@@ -206,7 +206,7 @@ pool_alloc (DsPoolResource       *self,
   if (G_LIKELY (cacheable &&
                 class_bytes <= __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
     {
-      g_mutex_lock (&shard->lock);
+      ds_pool_shard_lock (shard);
       b = ds_pool_shard_take_locked (shard, ac, cls, class_bytes, order, &ss, &missed);
       if (G_LIKELY (b != NULL))
         {
@@ -214,12 +214,12 @@ pool_alloc (DsPoolResource       *self,
           shard->hits++;
           ds_pool_add_demand (self, shard, (gint64) demand);
           ss = ds_pool_shard_keep_ref_locked (shard, ss);
-          g_mutex_unlock (&shard->lock);
+          ds_pool_shard_unlock (shard);
           if (ss != NULL)
             ds_stream_state_unref (ss);
           return b->ptr;
         }
-      g_mutex_unlock (&shard->lock);
+      ds_pool_shard_unlock (shard);
 
       /* Another thread's shard may have what this one lacks. */
       for (guint i = 1; i <= self->shard_mask && b == NULL; i++)
@@ -229,12 +229,12 @@ pool_alloc (DsPoolResource       *self,
           if (ds_pool_shard_peek_n_cached (other) == 0)
             continue;
 
-          g_mutex_lock (&other->lock);
+          ds_pool_shard_lock (other);
           b = ds_pool_shard_take_locked (other, ac, cls, class_bytes, order, &ss, &missed);
           /* Its new home, under the old home's lock. */
           if (b != NULL)
             ds_pool_block_hand_out (b, size, alignment, index);
-          g_mutex_unlock (&other->lock);
+          ds_pool_shard_unlock (other);
         }
       hit = b != NULL;
       ds_stream_state_unref (ss);
@@ -249,13 +249,13 @@ pool_alloc (DsPoolResource       *self,
   if (b == NULL)
     return NULL;
 
-  g_mutex_lock (&shard->lock);
+  ds_pool_shard_lock (shard);
   if (hit)
     shard->hits++;
   else
     shard->misses++;
   ds_pool_add_demand (self, shard, (gint64) demand);
-  g_mutex_unlock (&shard->lock);
+  ds_pool_shard_unlock (shard);
 
   return b->ptr;
 }
@@ -271,10 +271,10 @@ lock_home (DsPoolResource *self,
       guint home = __atomic_load_n (&b->home, __ATOMIC_ACQUIRE);
       DsPoolShard *shard = self->shards[home & self->shard_mask];
 
-      g_mutex_lock (&shard->lock);
+      ds_pool_shard_lock (shard);
       if (G_LIKELY (__atomic_load_n (&b->home, __ATOMIC_RELAXED) == home))
         return shard;
-      g_mutex_unlock (&shard->lock);
+      ds_pool_shard_unlock (shard);
     }
 }
 
@@ -306,9 +306,9 @@ pool_free (DsPoolResource      *self,
   if (G_UNLIKELY (b == NULL))
     {
       shard = current_shard (self, NULL);
-      g_mutex_lock (&shard->lock);
+      ds_pool_shard_lock (shard);
       shard->refused++;
-      g_mutex_unlock (&shard->lock);
+      ds_pool_shard_unlock (shard);
       return;
     }
 
@@ -323,7 +323,7 @@ pool_free (DsPoolResource      *self,
   if (G_UNLIKELY (!ds_pool_block_take_back_locked (b, state)))
     {
       shard->refused++;
-      g_mutex_unlock (&shard->lock);
+      ds_pool_shard_unlock (shard);
       ds_pool_block_refuse_twice (self, ptr, size, alignment);
       return;
     }
@@ -331,7 +331,7 @@ pool_free (DsPoolResource      *self,
   if (G_UNLIKELY (b->cls == DS_POOL_NO_CLASS ||
                   b->up_size > __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
     {
-      g_mutex_unlock (&shard->lock);
+      ds_pool_shard_unlock (shard);
       ds_pool_give_back (self, shard, b, demand, ss, seq, order);
       return;
     }
@@ -340,7 +340,7 @@ pool_free (DsPoolResource      *self,
   if (pending == 0)
     ds_pool_add_demand (self, shard, -(gint64) demand);
   check = ++shard->frees % DS_POOL_RELEASE_CHECK_EVERY == 0;
-  g_mutex_unlock (&shard->lock);
+  ds_pool_shard_unlock (shard);
 
   if (G_UNLIKELY (check))
     ds_pool_release_idle (self, ss, seq, order);
@@ -874,7 +874,7 @@ ds_pool_resource_get_stats (DsPoolResource *self,
     {
       DsPoolShard *shard = self->shards[i];
 
-      g_mutex_lock (&shard->lock);
+      ds_pool_shard_lock (shard);
       stats->cache_hits += shard->hits;
       stats->cache_misses += shard->misses;
       stats->refused_deallocations += shard->refused;
@@ -887,7 +887,7 @@ ds_pool_resource_get_stats (DsPoolResource *self,
       stats->n_cached_blocks += shard->n_cached;
       stats->bytes_pending += shard->pending;
       demand += shard->demand;
-      g_mutex_unlock (&shard->lock);
+      ds_pool_shard_unlock (shard);
     }
   g_mutex_unlock (&self->grow_lock);
 

@@ -96,9 +96,18 @@ typedef struct
   DsPoolBlock *tail;        /* oldest */
 } DsPoolBin;
 
+/* A shard's lock: test-and-set, taken with one atomic exchange and given
+ * back with a release store, both inlined; a waiter spins a little, then
+ * yields. A shard is nearly always locked by its own thread, for a few
+ * dozen instructions, twice per block taken and given back. */
 typedef struct
 {
-  GMutex           lock;
+  gint held;   /* atomic */
+} DsPoolLock;
+
+typedef struct
+{
+  DsPoolLock       lock;
   DsPoolBin       *bins[DS_POOL_N_ALIGN_CLASSES];   /* DS_POOL_N_SIZE_CLASSES each, lazily */
   guint64          n_cached;                       /* atomic reads */
   guint64          bytes_cached;
@@ -115,6 +124,22 @@ typedef struct
    * costs no reference count change (two atomic operations) per trip. */
   DsStreamState   *spare_ss;
 } DsPoolShard;
+
+/* The slow path of ds_pool_shard_lock (): the lock was held. */
+void         ds_pool_lock_wait          (DsPoolLock          *lock);
+
+static inline void
+ds_pool_shard_lock (DsPoolShard *shard)
+{
+  if (G_UNLIKELY (__atomic_exchange_n (&shard->lock.held, 1, __ATOMIC_ACQUIRE)))
+    ds_pool_lock_wait (&shard->lock);
+}
+
+static inline void
+ds_pool_shard_unlock (DsPoolShard *shard)
+{
+  __atomic_store_n (&shard->lock.held, 0, __ATOMIC_RELEASE);
+}
 
 DsPoolShard *ds_pool_shard_new          (void);
 /* Frees the shard; the records of the blocks still in it (held back for

@@ -25,13 +25,37 @@ ds_pool_class_size (guint cls)
   return (gsize) (((guint64) (top + 1) << (msb - 2)) << DS_POOL_GRANULE_SHIFT);
 }
 
+void
+ds_pool_lock_wait (DsPoolLock *lock)
+{
+  for (guint spins = 0;; spins++)
+    {
+      if (!__atomic_load_n (&lock->held, __ATOMIC_RELAXED) &&
+          !__atomic_exchange_n (&lock->held, 1, __ATOMIC_ACQUIRE))
+        return;
+
+      /* The holder is most likely running: wait a little on the cache
+       * line; then it may have been preempted (or be in a CUDA call):
+       * give it the CPU. */
+      if (spins < 100)
+        {
+#if defined(__x86_64__) || defined(__i386__)
+          __builtin_ia32_pause ();
+#elif defined(__aarch64__)
+          __asm__ __volatile__ ("yield");
+#endif
+        }
+      else
+        g_thread_yield ();
+    }
+}
+
 DsPoolShard *
 ds_pool_shard_new (void)
 {
   /* Its own cache lines: threads write their shards all the time. */
   DsPoolShard *shard = g_aligned_alloc0 (1, sizeof (DsPoolShard), 128);
 
-  g_mutex_init (&shard->lock);
   return shard;
 }
 
@@ -42,7 +66,6 @@ ds_pool_shard_free (DsPoolShard *shard)
     g_free (shard->bins[ac]);
   if (shard->spare_ss != NULL)
     ds_stream_state_unref (shard->spare_ss);
-  g_mutex_clear (&shard->lock);
   g_aligned_free (shard);
 }
 
