@@ -16,10 +16,10 @@
  *
  * A reused arena learns: after a release, its first block is the initial
  * size doubled (up to the ceiling) until it covers what recent units took
- * (the bytes handed out plus an eighth for padding; the memory of a large
- * unit fades by an eighth per release). So a scratchpad released after
- * each unit of work takes one block per kind per unit in its steady state,
- * not two or three: a pool round trip each saved.
+ * (the bytes handed out plus an eighth for padding, fading by an eighth
+ * per release, but at most twice their running average). So a scratchpad
+ * released after each unit of work takes one block per kind per unit in
+ * its steady state, not two or three: a pool round trip each saved.
  *
  * The arena knows its upstream only through the DsMemoryResource
  * interface, and gives blocks back through a DsFenceBatch, which picks the
@@ -65,8 +65,10 @@ typedef struct
   gsize         initial_size;
   gsize         next_size;
   /* What recent units of work took of this kind (see ds_arena_release):
-   * a reused scratchpad's first block covers it. */
+   * a reused scratchpad's first block covers the hint. */
   gsize         demand_hint;
+  gsize         demand_max;     /* fading maximum */
+  gsize         demand_avg;     /* running average */
   /* Blocks stop doubling at MAX (max_block_size, initial_size). */
   gsize         max_block_size;
 

@@ -138,15 +138,26 @@ ds_arena_grow (DsArena              *arena,
 }
 
 /* Remembers what this unit of work took, for the next one's first block;
- * called before the blocks go. */
+ * called before the blocks go. The hint is the smaller of a fading
+ * maximum (what the largest recent unit took, plus an eighth for padding;
+ * an eighth less per release) and twice the running average (an eighth
+ * of the way to each new unit): steady units get a first block just above
+ * their size, and a rare large unit does not make every first block large
+ * (the GPU soak's peak use tripled with the maximum alone). */
 static void
 remember_demand (DsArena *arena)
 {
-  gsize used = arena->window->_allocated;
-  gsize faded = arena->demand_hint - arena->demand_hint / 8;
+  gsize used = MIN (arena->window->_allocated, G_MAXSIZE / 4);
+  gsize faded = arena->demand_max - arena->demand_max / 8;
 
-  used = used > G_MAXSIZE / 2 ? G_MAXSIZE / 2 : used + used / 8;
-  arena->demand_hint = MAX (used, faded);
+  arena->demand_max = MAX (used + used / 8, faded);
+  if (arena->demand_avg == 0)
+    arena->demand_avg = used;
+  else if (used >= arena->demand_avg)
+    arena->demand_avg += (used - arena->demand_avg) / 8;
+  else
+    arena->demand_avg -= (arena->demand_avg - used) / 8;
+  arena->demand_hint = MIN (arena->demand_max, 2 * arena->demand_avg);
 }
 
 /* The first block of a unit of work: the initial size, doubled up to the

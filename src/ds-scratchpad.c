@@ -61,9 +61,9 @@
  * [property@Ds.Scratchpad:max-block-size]) until it covers what this
  * scratchpad's recent units of work took of that kind. So a scratchpad
  * kept and released after each unit takes one block per kind per unit
- * once it has seen the sizes; the memory of one large unit fades by an
- * eighth per release. A new scratchpad always starts at the initial
- * sizes.
+ * once it has seen the sizes; a rare large unit raises the first block
+ * to twice the running average at most. A new scratchpad always starts
+ * at the initial sizes.
  *
  * One scratchpad is used by one thread at a time. It may be finalized on
  * any thread: it switches to the device and driver context of its device

@@ -307,9 +307,10 @@ test_release_learns (Fixture       *f,
   guint i;
 
   g_test_summary ("A reused arena's first block covers what recent units took: "
-                  "units of 100 KiB take two blocks once, then one each; after "
-                  "a large unit the first block shrinks back, an eighth per "
-                  "release, to the initial size, never above the ceiling");
+                  "units of 100 KiB take two blocks once, then one each; a "
+                  "large unit raises it to twice the running average at most, "
+                  "and it shrinks back to the initial size; never above the "
+                  "ceiling");
 
   /* 100 x 1 KiB: 64 KiB + 128 KiB the first time, then one 128 KiB block. */
   g_assert_cmpuint (learn_unit (f, 100, 1024), ==, 2);
@@ -318,19 +319,27 @@ test_release_learns (Fixture       *f,
     g_assert_cmpuint (learn_unit (f, 1 + i * 99 / 19, 1024), ==, 1);
   g_assert_cmpuint (f->arena.next_size, ==, 128 * KiB);
 
-  /* A burst of 20 MiB: the next first block is 32 MiB... */
+  /* A burst of 20 MiB: the next first block grows, but only to cover
+   * twice the running average (8 MiB), not the burst (32 MiB)... */
   g_assert_cmpuint (learn_unit (f, 20, 1 << 20), >, 1);
-  g_assert_cmpuint (f->arena.next_size, ==, 32 << 20);
+  g_assert_cmpuint (f->arena.next_size, ==, 8 << 20);
   g_assert_cmpuint (learn_unit (f, 1, 1024), ==, 1);
   /* ...and small units bring it back to the initial size. */
   for (i = 0; i < 100; i++)
     learn_unit (f, 1, 1024);
   g_assert_cmpuint (f->arena.next_size, ==, 64 * KiB);
 
-  /* Never above the ceiling (64 MiB): a 100 MiB unit's memory is capped. */
+  /* Never above the ceiling (64 MiB), however large the units. */
   g_assert_cmpuint (f->arena.max_block_size, ==, 64 << 20);
-  g_assert_cmpuint (learn_unit (f, 1, (gsize) 100 << 20), ==, 1);
+  for (i = 0; i < 4; i++)
+    g_assert_cmpuint (learn_unit (f, 1, (gsize) 100 << 20), ==, 1);
   g_assert_cmpuint (f->arena.next_size, ==, f->arena.max_block_size);
+
+  /* Steady units of 300 KiB: a first block of 512 KiB, one block each. */
+  for (i = 0; i < 100; i++)
+    learn_unit (f, 3, 100 * KiB);
+  g_assert_cmpuint (f->arena.next_size, ==, 512 * KiB);
+  g_assert_cmpuint (learn_unit (f, 3, 100 * KiB), ==, 1);
 }
 
 static void
