@@ -16,8 +16,8 @@
  *
  * A reused arena learns: after a release, its first block is the initial
  * size doubled (up to the ceiling) until it covers what recent units took
- * (the bytes handed out plus an eighth for padding, fading by an eighth
- * per release, but at most twice their running average). So a scratchpad
+ * (the bytes handed out plus an eighth for padding, fading by a 32nd per
+ * release, but at most twice their running average). So a scratchpad
  * released after each unit of work takes one block per kind per unit in
  * its steady state, not two or three: a pool round trip each saved.
  *

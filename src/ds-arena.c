@@ -140,15 +140,18 @@ ds_arena_grow (DsArena              *arena,
 /* Remembers what this unit of work took, for the next one's first block;
  * called before the blocks go. The hint is the smaller of a fading
  * maximum (what the largest recent unit took, plus an eighth for padding;
- * an eighth less per release) and twice the running average (an eighth
- * of the way to each new unit): steady units get a first block just above
+ * a 32nd less per release) and twice the running average (an eighth of
+ * the way to each new unit): steady units get a first block just above
  * their size, and a rare large unit does not make every first block large
- * (the GPU soak's peak use tripled with the maximum alone). */
+ * (the GPU soak's peak use tripled with the maximum alone). The maximum
+ * fades slowly so that units of varying size (DALI's 1..100 KiB) keep a
+ * first block that covers the large ones: with an eighth, a few small
+ * units in a row dropped it, and 8% of units took two blocks. */
 static void
 remember_demand (DsArena *arena)
 {
   gsize used = MIN (arena->window->_allocated, G_MAXSIZE / 4);
-  gsize faded = arena->demand_max - arena->demand_max / 8;
+  gsize faded = arena->demand_max - arena->demand_max / 32;
 
   arena->demand_max = MAX (used + used / 8, faded);
   if (arena->demand_avg == 0)

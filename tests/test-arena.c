@@ -335,9 +335,10 @@ test_release_learns (Fixture       *f,
     g_assert_cmpuint (learn_unit (f, 1, (gsize) 100 << 20), ==, 1);
   g_assert_cmpuint (f->arena.next_size, ==, f->arena.max_block_size);
 
-  /* Steady units of 300 KiB: a first block of 512 KiB, one block each. */
-  for (i = 0; i < 100; i++)
-    learn_unit (f, 3, 100 * KiB);
+  /* Steady units of 300 KiB after those: one block each, larger while
+   * the large units fade, then a first block of 512 KiB, just above them. */
+  for (i = 0; i < 300; i++)
+    g_assert_cmpuint (learn_unit (f, 3, 100 * KiB), ==, 1);
   g_assert_cmpuint (f->arena.next_size, ==, 512 * KiB);
   g_assert_cmpuint (learn_unit (f, 3, 100 * KiB), ==, 1);
 }
