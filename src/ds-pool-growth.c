@@ -164,6 +164,8 @@ evict_locked (DsPoolResource  *self,
     {
       DsCudaScope scope;
       gboolean scoped = ds_pool_enter_scope (self, &scope);
+      gpointer ptr;
+      gsize up_size, up_align;
 
       for (i = 0; i < victims->len; i++)
         {
@@ -179,9 +181,14 @@ evict_locked (DsPoolResource  *self,
             }
           ds_stream_state_unref (v->ss);
 
-          ds_memory_resource_deallocate (self->upstream, v->block->ptr, v->block->up_size,
-                                         v->block->up_align);
+          /* Out of the registry first: once upstream has the block back,
+           * another thread may get the same address from it and register
+           * it (upstream allocations take no pool lock). */
+          ptr = v->block->ptr;
+          up_size = v->block->up_size;
+          up_align = v->block->up_align;
           ds_pool_registry_remove (self->registry, v->block);
+          ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
           self->held -= v->class_bytes;
           self->upstream_deallocations++;
         }
@@ -392,26 +399,30 @@ ds_pool_give_back (DsPoolResource      *self,
 {
   DsFenceCounters counters = { 0, };
   DsCudaScope scope;
-  gsize up_size = b->up_size;
+  gpointer ptr = b->ptr;
+  gsize up_size = b->up_size, up_align = b->up_align;
   gboolean scoped, freed = TRUE;
+
+  /* Out of the registry before upstream has it back: another thread may
+   * get the same address from upstream at once and register it. */
+  ds_pool_registry_remove (self->registry, b);
 
   scoped = ds_pool_enter_scope (self, &scope);
   if (ss != NULL)
     {
       if (self->upstream_async)
-        ds_memory_resource_deallocate_async (self->upstream, b->ptr, up_size, b->up_align, order, NULL);
+        ds_memory_resource_deallocate_async (self->upstream, ptr, up_size, up_align, order, NULL);
       else if (ds_stream_state_wait (ss, seq, &counters))
-        ds_memory_resource_deallocate (self->upstream, b->ptr, up_size, b->up_align);
+        ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
       else
         freed = FALSE;   /* held back for good */
     }
   else
     {
-      ds_memory_resource_deallocate (self->upstream, b->ptr, up_size, b->up_align);
+      ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
     }
   if (scoped)
     ds_cuda_scope_leave (&scope);
-  ds_pool_registry_remove (self->registry, b);
 
   ds_pool_add_counters (shard, &counters);
   ds_pool_shard_lock (shard);
