@@ -65,7 +65,8 @@ typedef struct
   gsize         initial_size;
   gsize         next_size;
   /* What recent units of work took of this kind (see ds_arena_release):
-   * a reused scratchpad's first block covers MIN (max, 2 * avg). */
+   * a reused scratchpad's first block covers the hint. */
+  gsize         demand_hint;
   gsize         demand_max;     /* fading maximum */
   gsize         demand_avg;     /* running average */
   /* Blocks stop doubling at MAX (max_block_size, initial_size). */

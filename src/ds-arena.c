@@ -160,6 +160,7 @@ remember_demand (DsArena *arena)
     arena->demand_avg += (used - arena->demand_avg) / 8;
   else
     arena->demand_avg -= (arena->demand_avg - used) / 8;
+  arena->demand_hint = MIN (arena->demand_max, 2 * arena->demand_avg);
 }
 
 /* The first block of a unit of work: the initial size, doubled up to the
@@ -167,10 +168,9 @@ remember_demand (DsArena *arena)
 static gsize
 first_block_size (const DsArena *arena)
 {
-  gsize hint = MIN (arena->demand_max, 2 * arena->demand_avg);
   gsize block = arena->initial_size;
 
-  while (block < hint && block <= ceiling (arena) / 2)
+  while (block < arena->demand_hint && block <= ceiling (arena) / 2)
     block *= 2;
 
   return block;

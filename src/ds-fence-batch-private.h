@@ -30,25 +30,17 @@ typedef struct
   /*< private >*/
   struct
   {
-    DsStreamState *stream;   /* one reference, unless borrowed */
+    DsStreamState *stream;   /* one reference */
     guint64        seq;
     gboolean       wanted;   /* asked for by a resource that wants checks */
-    gboolean       borrowed; /* @known, used without a reference */
   } fences[4];
   guint          n_fences;
-  /* A stream state the caller keeps alive for the batch's life (a
-   * scratchpad's device order's): its fence needs no lookup and no
-   * reference. NULL: none. */
-  DsStreamState *known;
   /* Streams already drained for resources that are not stream-ordered. */
   DsAccessOrder  drained[2];
   guint          n_drained;
 } DsFenceBatch;
 
 void           ds_fence_batch_init          (DsFenceBatch        *batch);
-/* The same, with @known (borrowed, may be NULL): see DsFenceBatch. */
-void           ds_fence_batch_init_with     (DsFenceBatch        *batch,
-                                             DsStreamState       *known);
 /* The fence of this batch in @order's stream (a device order): numbered
  * (ds_stream_state_record ()) the first time the batch is asked for it,
  * shared afterwards. @wanted: the caller's resource has had requests that

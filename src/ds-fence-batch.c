@@ -49,16 +49,8 @@ ds_fence_lookup_fenced_func (DsMemoryResource *resource)
 void
 ds_fence_batch_init (DsFenceBatch *batch)
 {
-  ds_fence_batch_init_with (batch, NULL);
-}
-
-void
-ds_fence_batch_init_with (DsFenceBatch  *batch,
-                          DsStreamState *known)
-{
   batch->n_fences = 0;
   batch->n_drained = 0;
-  batch->known = known;
 }
 
 guint64
@@ -70,7 +62,6 @@ ds_fence_batch_get_fence (DsFenceBatch         *batch,
 {
   guint last = G_N_ELEMENTS (batch->fences) - 1;
   DsStreamState *ss;
-  gboolean borrowed;
   guint64 seq;
 
   for (guint i = 0; i < batch->n_fences; i++)
@@ -89,20 +80,18 @@ ds_fence_batch_get_fence (DsFenceBatch         *batch,
       }
 
   /* The first block of this stream in this batch: one fence. */
-  borrowed = batch->known != NULL && ds_stream_state_matches (batch->known, order);
-  ss = borrowed ? batch->known : ds_stream_state_get (order);
+  ss = ds_stream_state_get (order);
   seq = ds_stream_state_record (ss, order, wanted, counters);
 
   if (batch->n_fences <= last)
     last = batch->n_fences++;
-  else if (!batch->fences[last].borrowed)
+  else
     /* Full: the last entry makes room (its blocks hold their own
      * references); that stream, if it comes back, gets a new fence. */
     ds_stream_state_unref (batch->fences[last].stream);
   batch->fences[last].stream = ss;
   batch->fences[last].seq = seq;
   batch->fences[last].wanted = wanted;
-  batch->fences[last].borrowed = borrowed;
 
   *stream = ss;
   return seq;
@@ -171,8 +160,7 @@ void
 ds_fence_batch_finish (DsFenceBatch *batch)
 {
   for (guint i = 0; i < batch->n_fences; i++)
-    if (!batch->fences[i].borrowed)
-      ds_stream_state_unref (batch->fences[i].stream);
+    ds_stream_state_unref (batch->fences[i].stream);
   batch->n_fences = 0;
   batch->n_drained = 0;
 }

@@ -13,9 +13,6 @@
 
 G_BEGIN_DECLS
 
-/* Keep the instance at most 1032 bytes (992 now), glibc's per-thread
- * cache limit: above it every g_object_new () goes to _int_malloc (1.28x
- * a plain GObject on the H200 at 1048 bytes, 1.04-1.07x at 920). */
 struct _DsScratchpad
 {
   GObject             parent_instance;
@@ -49,11 +46,6 @@ struct _DsScratchpad
 
   guint64             generation;
 
-  /* The stream state of the device order (a reference), from the first
-   * release that gives GPU blocks back: releases fence it without a
-   * lookup or a reference of their own (ds_fence_batch_init_with ()). */
-  DsStreamState      *device_ss;
-
   /* Exports of its blocks alive (ds_block_export ()): while any is, the
    * memory is not given back (atomic: views die on any thread). */
   gint                n_exports;
@@ -63,9 +55,6 @@ G_STATIC_ASSERT (G_STRUCT_OFFSET (DsScratchpad, windows) ==
                  G_STRUCT_OFFSET (_DsScratchpadHead, _windows));
 G_STATIC_ASSERT (sizeof (((DsScratchpad *) 0)->windows) ==
                  sizeof (((_DsScratchpadHead *) 0)->_windows));
-
-/* See above: glibc's tcache takes requests of up to 1032 bytes. */
-G_STATIC_ASSERT (sizeof (DsScratchpad) <= 1032);
 
 /* The order @kind memory goes back in (NULL for host memory). */
 static inline const DsAccessOrder *

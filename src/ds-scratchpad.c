@@ -383,7 +383,6 @@ ds_scratchpad_release (DsScratchpad *self)
 {
   DsFenceBatch batch;
   DsCudaScope scope;
-  DsStreamState *known = NULL;
   GError *scope_error = NULL;
   gboolean in_scope = FALSE;
   guint scoped_kinds = 0;
@@ -410,15 +409,7 @@ ds_scratchpad_release (DsScratchpad *self)
   if (scoped_kinds != 0)
     in_scope = ds_access_order_enter (&self->device_order, &scope, &scope_error);
 
-  if (self->device_order.type == DS_ACCESS_ORDER_TYPE_DEVICE &&
-      (self->arenas[DS_MEMORY_KIND_PINNED].n_blocks | self->arenas[DS_MEMORY_KIND_DEVICE].n_blocks |
-       self->arenas[DS_MEMORY_KIND_MANAGED].n_blocks) != 0)
-    {
-      if (self->device_ss == NULL)
-        self->device_ss = ds_stream_state_get (&self->device_order);
-      known = self->device_ss;
-    }
-  ds_fence_batch_init_with (&batch, known);
+  ds_fence_batch_init (&batch);
 
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
@@ -711,7 +702,6 @@ ds_scratchpad_finalize (GObject *object)
       g_clear_object (&self->resources[kind]);
       ds_arena_clear (&self->arenas[kind]);
     }
-  g_clear_pointer (&self->device_ss, ds_stream_state_unref);
 
   G_OBJECT_CLASS (ds_scratchpad_parent_class)->finalize (object);
 }
