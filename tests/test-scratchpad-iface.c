@@ -75,7 +75,15 @@ test_iface_dispatch (Fixture       *f,
   gpointer p;
 
   g_test_summary ("ds_scratchpad_iface_alloc dispatches to the "
-                  "implementation: DsScratchpad's arenas, or another class");
+                  "implementation: DsScratchpad's arenas, or another class, "
+                  "in any order (the inline bump caches DsScratchpad's class)");
+
+  /* Another class first, before the inline path has seen a DsScratchpad
+   * in this file. */
+  p = ds_scratchpad_iface_alloc (DS_SCRATCHPAD_IFACE (fixed), DS_MEMORY_KIND_HOST, 8, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (p == fixed->buffer);
+  g_assert_cmpuint (fixed->n_calls, ==, 1);
 
   iface = DS_SCRATCHPAD_IFACE (f->sp);
   p = ds_scratchpad_iface_alloc (iface, DS_MEMORY_KIND_PINNED, 77, 32, &error);
@@ -87,11 +95,20 @@ test_iface_dispatch (Fixture       *f,
   iface = DS_SCRATCHPAD_IFACE (fixed);
   p = ds_scratchpad_iface_alloc (iface, DS_MEMORY_KIND_MANAGED, 10, 0, &error);
   g_assert_no_error (error);
-  g_assert_true (p == fixed->buffer);
+  g_assert_true (p == fixed->buffer + 8);
   g_assert_cmpint (fixed->last_kind, ==, DS_MEMORY_KIND_MANAGED);
   g_assert_null (ds_scratchpad_iface_alloc (iface, DS_MEMORY_KIND_HOST, 1000, 0, &error));
   g_assert_error (error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY);
-  g_assert_cmpuint (fixed->n_calls, ==, 2);
+  g_assert_cmpuint (fixed->n_calls, ==, 3);
+  g_clear_error (&error);
+
+  /* Back to the DsScratchpad: its bump, not the other class. */
+  p = ds_scratchpad_iface_alloc (DS_SCRATCHPAD_IFACE (f->sp), DS_MEMORY_KIND_PINNED, 3, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (ds_test_resource_owns (f->res[DS_MEMORY_KIND_PINNED], p, 3));
+  g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, DS_MEMORY_KIND_PINNED), ==, 77 + 3);
+  g_assert_cmpuint (ds_scratchpad_get_n_allocations (f->sp, DS_MEMORY_KIND_PINNED), ==, 2);
+  g_assert_cmpuint (fixed->n_calls, ==, 3);
 }
 
 typedef struct
