@@ -5,7 +5,8 @@
  *
  * Needs a GPU. Each thread has its own non-blocking stream and runs the
  * four-kind lifecycle (the one of bench-lifecycle) as fast as it can for a
- * fixed time; all threads share the default pools. The ds lifecycles queue
+ * fixed time, after a short warm-up; all threads share the default pools.
+ * Each point is the median of five runs, interleaved with the others. The ds lifecycles queue
  * no work on their streams; one more row set adds a cudaStreamSynchronize
  * every 64 lifecycles, as a pipeline that waits for its stream would. Targets (issue 9): at 8
  * threads, reused scratchpads >= 5x the lifecycles/s of one thread, new
@@ -41,9 +42,82 @@ static const char * const mode_names[N_MODES] = {
   "baseline: plain GObject new + unref",
 };
 
-/* One thread, on its own stream, doing lifecycles of @data (a Mode). The
- * GObject ceiling is DS_TYPE_BENCH_PLAIN, a final type with no
- * properties. */
+/* One lifecycle of @mode on @stream; @reused is the thread's reused
+ * scratchpad. The GObject ceiling is DS_TYPE_BENCH_PLAIN, a final type
+ * with no properties. */
+static inline void
+lifecycle (Mode          mode,
+           cudaStream_t  stream,
+           DsScratchpad *reused)
+{
+  guint k;
+
+  switch (mode)
+    {
+    case MODE_DS_NEW:
+      {
+        DsScratchpad *sp = ds_bench_scratchpad_new (stream, 0);
+
+        ds_bench_alloc_temps (sp, ds_bench_four_kind, G_N_ELEMENTS (ds_bench_four_kind));
+        g_object_unref (sp);
+      }
+      break;
+
+    case MODE_DS_REUSED:
+    case MODE_DS_REUSED_SYNC:
+      ds_bench_alloc_temps (reused, ds_bench_four_kind, G_N_ELEMENTS (ds_bench_four_kind));
+      ds_scratchpad_release (reused);
+      break;
+
+    case MODE_DS_HOST_NEW:
+      {
+        DsScratchpad *sp = ds_scratchpad_new (NULL);
+
+        for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
+          ds_bench_sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, ds_bench_four_kind[k].size, 0, NULL);
+        g_object_unref (sp);
+      }
+      break;
+
+    case MODE_GOBJECT:
+      g_object_unref (g_object_new (DS_TYPE_BENCH_PLAIN, NULL));
+      break;
+
+    case MODE_ASYNC:
+    default:
+      {
+        void *ptrs[8];
+
+        for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
+          CHECK (cudaMallocAsync (&ptrs[k], ds_bench_four_kind[k].size, stream));
+        for (k = G_N_ELEMENTS (ds_bench_four_kind); k-- > 0;)
+          CHECK (cudaFreeAsync (ptrs[k], stream));
+      }
+      break;
+    }
+}
+
+/* Keep the stream's queue short: cudaMallocAsync queues its frees. ds
+ * queues nothing here (no event in steady state), so its rows measure ds
+ * alone; MODE_DS_REUSED_SYNC shows what synchronizing an empty stream
+ * adds (a driver call that does not scale). */
+static inline void
+maybe_sync (Mode          mode,
+            cudaStream_t  stream,
+            guint64       n)
+{
+  if (n % 64 == 0 && (mode == MODE_ASYNC || mode == MODE_DS_REUSED_SYNC))
+    CHECK (cudaStreamSynchronize (stream));
+}
+
+/* One thread, on its own stream, doing lifecycles of @data (a Mode): a
+ * warm-up of WARM_UP lifecycles (or WARM_UP_MS, whichever ends first)
+ * first: its stream's first release, its shard's first blocks and the
+ * learned block sizes are set-up, not the steady state this measures.
+ * Then as many as it can until told to stop. */
+#define WARM_UP    1000
+#define WARM_UP_MS 20
+
 static guint64
 worker (DsBenchWorker *w,
         gpointer       data)
@@ -53,68 +127,29 @@ worker (DsBenchWorker *w,
   DsAccessOrder order;
   DsScratchpad *reused;
   guint64 lifecycles = 0;
-  guint k, n = 0;
+  gint64 warm_up_end;
 
   CHECK (cudaSetDevice (0));
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   ds_access_order_init_stream (&order, stream, 0);
   reused = ds_scratchpad_new (&order);
 
+  warm_up_end = ds_bench_now_ns () + WARM_UP_MS * G_GINT64_CONSTANT (1000000);
+  for (guint i = 1; i <= WARM_UP; i++)
+    {
+      lifecycle (mode, stream, reused);
+      maybe_sync (mode, stream, i);
+      if (i % 16 == 0 && ds_bench_now_ns () > warm_up_end)
+        break;
+    }
+  CHECK (cudaStreamSynchronize (stream));
+
   ds_bench_worker_wait (w);
 
   while (ds_bench_worker_running (w))
     {
-      switch (mode)
-        {
-        case MODE_DS_NEW:
-          {
-            DsScratchpad *sp = ds_bench_scratchpad_new (stream, 0);
-
-            ds_bench_alloc_temps (sp, ds_bench_four_kind, G_N_ELEMENTS (ds_bench_four_kind));
-            g_object_unref (sp);
-          }
-          break;
-
-        case MODE_DS_REUSED:
-        case MODE_DS_REUSED_SYNC:
-          ds_bench_alloc_temps (reused, ds_bench_four_kind, G_N_ELEMENTS (ds_bench_four_kind));
-          ds_scratchpad_release (reused);
-          break;
-
-        case MODE_DS_HOST_NEW:
-          {
-            DsScratchpad *sp = ds_scratchpad_new (NULL);
-
-            for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
-              ds_bench_sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, ds_bench_four_kind[k].size, 0, NULL);
-            g_object_unref (sp);
-          }
-          break;
-
-        case MODE_GOBJECT:
-          g_object_unref (g_object_new (DS_TYPE_BENCH_PLAIN, NULL));
-          break;
-
-        case MODE_ASYNC:
-        default:
-          {
-            void *ptrs[8];
-
-            for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
-              CHECK (cudaMallocAsync (&ptrs[k], ds_bench_four_kind[k].size, stream));
-            for (k = G_N_ELEMENTS (ds_bench_four_kind); k-- > 0;)
-              CHECK (cudaFreeAsync (ptrs[k], stream));
-          }
-          break;
-        }
-
-      lifecycles++;
-      /* Keep the stream's queue short: cudaMallocAsync queues its frees.
-       * ds queues nothing here (no event in steady state), so its rows
-       * measure ds alone; MODE_DS_REUSED_SYNC shows what synchronizing
-       * an empty stream adds (a driver call that does not scale). */
-      if (++n % 64 == 0 && (mode == MODE_ASYNC || mode == MODE_DS_REUSED_SYNC))
-        CHECK (cudaStreamSynchronize (stream));
+      lifecycle (mode, stream, reused);
+      maybe_sync (mode, stream, ++lifecycles);
     }
 
   g_object_unref (reused);
@@ -123,23 +158,39 @@ worker (DsBenchWorker *w,
   return lifecycles;
 }
 
+static int
+compare_doubles (gconstpointer a,
+                 gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   static const guint counts[] = { 1, 2, 4, 8, 16 };
-  double rates[N_MODES][G_N_ELEMENTS (counts)];
+  /* Every (mode, threads) point is measured ROUNDS times, the rounds
+   * interleaved (all points once, then again), and reported by its
+   * median: the VM this runs on has had one 8-thread point at 178, 431
+   * and 462 ns per lifecycle in three runs minutes apart. */
+  enum { N_COUNTS = G_N_ELEMENTS (counts), ROUNDS = 5 };
+  static double samples[N_MODES][N_COUNTS][ROUNDS];
+  static double events[N_MODES][N_COUNTS], upstream[N_MODES][N_COUNTS];
+  double rates[N_MODES][N_COUNTS];
   double seconds;
   cudaMemPool_t mempool;
   guint64 threshold = G_MAXUINT64;
   Mode mode;
-  guint i;
+  guint i, r;
 
   ds_bench_init (&argc, &argv, "bench-threads: four-kind lifecycles per second, 1..16 threads, one stream each");
   g_type_ensure (DS_TYPE_BENCH_PLAIN);
   ds_bench_require_cuda ();
 
-  seconds = 0.5 * ds_bench_time_scale ();
+  seconds = 0.2 * ds_bench_time_scale ();
 
   CHECK (cudaSetDevice (0));
   CHECK (cudaDeviceGetDefaultMemPool (&mempool, 0));
@@ -149,26 +200,38 @@ main (int    argc,
   ds_bench_threads_rate (16, worker, GINT_TO_POINTER (MODE_DS_NEW), 0.2, NULL);
   ds_bench_threads_rate (16, worker, GINT_TO_POINTER (MODE_ASYNC), 0.2, NULL);
 
-  for (mode = 0; mode < N_MODES; mode++)
-    {
-      guint64 lifecycles = 0;
-
-      printf ("\n== %s: lifecycles/s (all threads) ==\n", mode_names[mode]);
-      printf ("%8s %16s %10s %14s %22s %18s\n", "threads", "lifecycles/s", "speed-up",
-              "us/lifecycle", "events/lifecycle", "upstream/lifecycle");
-      for (i = 0; i < G_N_ELEMENTS (counts); i++)
+  printf ("# each point: the median of %d runs of %.2f s, interleaved; each thread "
+          "first runs %d lifecycles (at most %d ms) untimed\n", ROUNDS, seconds, WARM_UP,
+          WARM_UP_MS);
+  for (r = 0; r < ROUNDS; r++)
+    for (mode = 0; mode < N_MODES; mode++)
+      for (i = 0; i < N_COUNTS; i++)
         {
           DsPoolStats before, d;
-          double rate;
+          guint64 lifecycles = 0;
 
           ds_bench_default_pool_stats (&before);
-          rate = ds_bench_threads_rate (counts[i], worker, GINT_TO_POINTER (mode), seconds, &lifecycles);
+          samples[mode][i][r] = ds_bench_threads_rate (counts[i], worker, GINT_TO_POINTER (mode),
+                                                       seconds, &lifecycles);
           ds_bench_default_pool_stats_since (&before, &d);
-          rates[mode][i] = rate;
-          printf ("%8u %16.0f %9.2fx %14.3f %22.3f %18.4f\n", counts[i], rate,
-                  rate / rates[mode][0], 1e6 * counts[i] / rate,
-                  (double) d.events_recorded / MAX (1, lifecycles),
-                  (double) ds_bench_pool_upstream_calls (&d) / MAX (1, lifecycles));
+          events[mode][i] += (double) d.events_recorded / MAX (1, lifecycles) / ROUNDS;
+          upstream[mode][i] += (double) ds_bench_pool_upstream_calls (&d) / MAX (1, lifecycles) / ROUNDS;
+        }
+
+  for (mode = 0; mode < N_MODES; mode++)
+    {
+      printf ("\n== %s: lifecycles/s (all threads) ==\n", mode_names[mode]);
+      printf ("%8s %14s %10s %14s %14s %14s %18s %18s\n", "threads", "lifecycles/s", "speed-up",
+              "us/lifecycle", "slowest run", "fastest run", "events/lifecycle", "upstream/lifecycle");
+      for (i = 0; i < N_COUNTS; i++)
+        {
+          double *s = samples[mode][i];
+
+          qsort (s, ROUNDS, sizeof *s, compare_doubles);
+          rates[mode][i] = s[ROUNDS / 2];
+          printf ("%8u %14.0f %9.2fx %14.3f %14.0f %14.0f %18.3f %18.4f\n", counts[i], rates[mode][i],
+                  rates[mode][i] / rates[mode][0], 1e6 * counts[i] / rates[mode][i],
+                  s[0], s[ROUNDS - 1], events[mode][i], upstream[mode][i]);
         }
     }
 
