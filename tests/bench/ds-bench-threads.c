@@ -34,6 +34,7 @@ struct _DsBenchWorker
   gint              *ready;
   const gint        *go;
   const gint        *stop;
+  guint              index;
   guint64            lifecycles;
 } __attribute__ ((aligned (64)));
 
@@ -42,6 +43,7 @@ worker_thread (gpointer data)
 {
   DsBenchWorker *w = data;
 
+  ds_bench_pin_worker (w->index);
   w->lifecycles = w->func (w, w->data);
   return NULL;
 }
@@ -77,6 +79,7 @@ ds_bench_threads_rate (guint              n_threads,
   for (i = 0; i < n_threads; i++)
     {
       workers[i].func = func;
+      workers[i].index = i;
       workers[i].data = data;
       workers[i].ready = &ready;
       workers[i].go = &go;

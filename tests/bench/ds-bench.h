@@ -10,6 +10,9 @@
  * first row (the ds case), all measured in the same run.
  *
  * DS_BENCH_TIME (seconds, default 1.0) scales how long each case runs.
+ * The main thread runs pinned to one CPU, and each worker of the thread
+ * benchmarks to one of its own (DS_BENCH_CPU=N picks the main thread's,
+ * DS_BENCH_CPU=none pins nothing); see ds-bench.c.
  */
 
 #pragma once
@@ -173,6 +176,10 @@ double         ds_bench_threads_rate     (guint              n_threads,
                                           double             seconds,
                                           guint64           *lifecycles);
 void           ds_bench_worker_wait      (DsBenchWorker     *worker);
+/* Pins the calling thread, worker @index of ds_bench_threads_rate (), to a
+ * CPU of its own (worker 0 on the main thread's): the CPUs the process
+ * may use, in order, round robin. Nothing under DS_BENCH_CPU=none. */
+void           ds_bench_pin_worker       (guint              index);
 gboolean       ds_bench_worker_running   (DsBenchWorker     *worker);
 
 /* Exits DS_BENCH_SKIP with the reason when no CUDA device is usable. */
