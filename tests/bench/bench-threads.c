@@ -235,6 +235,28 @@ main (int    argc,
         }
     }
 
+  /* What 8 threads could reach if nothing were shared: the sum of the
+   * single-thread rates of the 8 CPUs they run on (the CPUs differ). */
+  if (ds_bench_n_cpus () >= 8)
+    {
+      double ideal = 0;
+
+      printf ("\n# single-thread ds reused rate on each of the 8 CPUs the 8-thread runs use:");
+      for (i = 0; i < 8; i++)
+        {
+          int cpu = ds_bench_set_worker_base (i);
+          double rate = ds_bench_threads_rate (1, worker, GINT_TO_POINTER (MODE_DS_REUSED),
+                                               seconds, NULL);
+
+          printf (" %d:%.2fM", cpu, rate / 1e6);
+          ideal += rate;
+        }
+      ds_bench_set_worker_base (0);
+      printf ("\n  ds reused at 8 threads: %.0f%% of the sum of those (%.2f M/s), "
+              "%.2fx the first CPU's\n", 100 * rates[MODE_DS_REUSED][3] / ideal, ideal / 1e6,
+              rates[MODE_DS_REUSED][3] / rates[MODE_DS_REUSED][0]);
+    }
+
   printf ("\n");
   for (mode = 0; mode < N_MODES; mode++)
     printf ("  %s at 8 threads: %.2fx one thread; at 16: %.2fx\n", mode_names[mode],
