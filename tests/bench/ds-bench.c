@@ -34,10 +34,9 @@ _Thread_local gpointer volatile ds_bench_sink;
 static double time_scale = 1.0;
 
 #ifdef __linux__
-/* The CPUs the process may use, fastest first (see pin_main_thread ());
- * bench_cpus[0] runs the main thread. */
+/* The CPUs the process may use, as it started; bench_cpus[0] runs the
+ * main thread (see pin_main_thread ()). */
 static int bench_cpus[CPU_SETSIZE];
-static double bench_cpu_ns[CPU_SETSIZE];
 static int n_bench_cpus;
 /* Worker i of the thread benchmarks runs on bench_cpus[(worker_base + i) %
  * n_bench_cpus]. */
@@ -52,63 +51,20 @@ pin_to (int cpu)
   CPU_SET (cpu, &set);
   return sched_setaffinity (0, sizeof set, &set) == 0;
 }
-
-/* Nanoseconds per round of a fixed integer and L1 workload on the CPU the
- * caller runs on: the best of five 1 ms tries. */
-static double
-probe_cpu (void)
-{
-  static volatile guint64 sink;
-  guint64 table[512] = { 0, };
-  double best = G_MAXDOUBLE;
-
-  for (int t = 0; t < 5; t++)
-    {
-      gint64 t0 = ds_bench_now_ns (), t1;
-      guint64 x = 88172645463325252ull, rounds = 0;
-
-      do
-        {
-          for (int i = 0; i < 256; i++)
-            {
-              x ^= x << 13;
-              x ^= x >> 7;
-              x ^= x << 17;
-              table[x & 511] += x;
-            }
-          rounds++;
-          t1 = ds_bench_now_ns ();
-        }
-      while (t1 - t0 < 1000000);
-      best = MIN (best, (double) (t1 - t0) / rounds);
-    }
-  sink = table[7];
-  (void) sink;
-
-  return best;
-}
-
-static int
-compare_cpu_speed (const void *a,
-                   const void *b)
-{
-  double x = bench_cpu_ns[*(const int *) a], y = bench_cpu_ns[*(const int *) b];
-
-  return (x > y) - (x < y);
-}
 #endif
 
-/* Pins the main thread to one CPU. The H200 VM's 16 CPUs are not alike:
- * the same single-thread case (a reused device-only lifecycle, 0.2 s on
- * each CPU in turn) took 88 ns on the fastest and 174 ns on the slowest,
- * and an unpinned run moved between such speeds from process to process.
- * So each CPU the process may use is timed first with a fixed integer
- * workload (a few ms in all), the CPUs are ordered fastest first, the
- * main thread runs on the fastest and the workers of the thread benchmarks
- * on the next ones (ds_bench_pin_worker ()). Every baseline of a run runs
- * on the same CPUs as ds. DS_BENCH_CPU=N pins the main thread to CPU N
- * instead; DS_BENCH_CPU=none pins nothing. Called after CUDA is
- * initialized, so that the driver's own threads keep every CPU. */
+/* Pins the main thread to one CPU: on the H200 VM an unpinned
+ * single-thread case moved between two speeds from run to run (a reused
+ * four-kind lifecycle at 0.37 or 0.72 us), as the scheduler moved it
+ * between CPUs. Pinning does not make the CPUs alike: their speeds differ
+ * up to 2x and change within minutes (a reused device-only lifecycle
+ * pinned to each CPU in turn: 88 to 174 ns; a CPU fast in one probe was
+ * among the slowest a minute later, so picking the fastest CPU at start
+ * was tried and dropped). What pinning buys is that ds and every baseline
+ * of a run share one CPU. The CPU is the second one the process may use
+ * (the first takes most interrupts), or DS_BENCH_CPU; DS_BENCH_CPU=none
+ * leaves it unpinned. Called after CUDA is initialized, so that the
+ * driver's own threads keep every CPU. */
 static void
 pin_main_thread (void)
 {
@@ -126,37 +82,25 @@ pin_main_thread (void)
     {
       n_bench_cpus = 0;
       printf ("# not pinned to a CPU\n");
-      (void) sched_setaffinity (0, sizeof set, &set);
       return;
     }
 
-  for (int i = 0; i < n_bench_cpus; i++)
-    if (pin_to (bench_cpus[i]))
-      bench_cpu_ns[bench_cpus[i]] = probe_cpu ();
-    else
-      bench_cpu_ns[bench_cpus[i]] = G_MAXDOUBLE;
-  qsort (bench_cpus, n_bench_cpus, sizeof bench_cpus[0], compare_cpu_speed);
-
+  cpu = bench_cpus[MIN (1, n_bench_cpus - 1)];
   if (env != NULL)
-    {
-      /* The one asked for first; the others keep their order. */
-      cpu = atoi (env);
-      for (int i = 0; i < n_bench_cpus; i++)
-        if (bench_cpus[i] == cpu)
-          {
-            memmove (&bench_cpus[1], &bench_cpus[0], i * sizeof bench_cpus[0]);
-            bench_cpus[0] = cpu;
-          }
-    }
-
-  printf ("# CPUs, fastest first (ns per probe round):");
+    cpu = atoi (env);
+  /* The main thread's CPU first: worker 0 of ds_bench_threads_rate () runs
+   * there while the main thread sleeps. */
   for (int i = 0; i < n_bench_cpus; i++)
-    printf (" %d:%.0f", bench_cpus[i], bench_cpu_ns[bench_cpus[i]]);
-  printf ("\n");
-  if (pin_to (bench_cpus[0]))
-    printf ("# main thread pinned to CPU %d (DS_BENCH_CPU=N or none to change)\n", bench_cpus[0]);
+    if (bench_cpus[i] == cpu)
+      {
+        bench_cpus[i] = bench_cpus[0];
+        bench_cpus[0] = cpu;
+      }
+
+  if (pin_to (cpu))
+    printf ("# main thread pinned to CPU %d (DS_BENCH_CPU=N or none to change)\n", cpu);
   else
-    printf ("# could not pin to CPU %d: %s\n", bench_cpus[0], g_strerror (errno));
+    printf ("# could not pin to CPU %d: %s\n", cpu, g_strerror (errno));
 #endif
 }
 

@@ -10,10 +10,9 @@
  * first row (the ds case), all measured in the same run.
  *
  * DS_BENCH_TIME (seconds, default 1.0) scales how long each case runs.
- * The main thread runs pinned to the fastest CPU (each CPU is timed with
- * a fixed workload first: the H200 VM's differ up to 2x), and worker i of
- * the thread benchmarks to the i-th fastest (DS_BENCH_CPU=N picks the
- * main thread's, DS_BENCH_CPU=none pins nothing); see ds-bench.c.
+ * The main thread runs pinned to one CPU, and each worker of the thread
+ * benchmarks to one of its own (DS_BENCH_CPU=N picks the main thread's,
+ * DS_BENCH_CPU=none pins nothing); see ds-bench.c.
  */
 
 #pragma once
@@ -179,11 +178,11 @@ double         ds_bench_threads_rate     (guint              n_threads,
 void           ds_bench_worker_wait      (DsBenchWorker     *worker);
 /* Pins the calling thread, worker @index of ds_bench_threads_rate (), to a
  * CPU of its own (worker 0 on the main thread's): the CPUs the process
- * may use, fastest first, round robin. Nothing under DS_BENCH_CPU=none. */
+ * may use, in order, round robin. Nothing under DS_BENCH_CPU=none. */
 void           ds_bench_pin_worker       (guint              index);
 /* The number of CPUs the workers are pinned to (0: none). */
 guint          ds_bench_n_cpus           (void);
-/* Worker i runs on the (@base + i)-th CPU, fastest first, from now on;
+/* Worker i runs on the (@base + i)-th CPU of that order from now on;
  * returns the CPU worker 0 gets (-1 when nothing is pinned). */
 int            ds_bench_set_worker_base  (guint              base);
 gboolean       ds_bench_worker_running   (DsBenchWorker     *worker);
