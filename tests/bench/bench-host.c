@@ -343,10 +343,11 @@ main (int    argc,
     DsBenchResult *ds, *plain;
 
     g_type_ensure (DS_TYPE_BENCH_PLAIN);
-    ds = ds_bench_table_add (t, ds_bench_run ("ds_scratchpad_new (NULL) + unref", construct_ds, NULL, &h, 0, 100000, 1.0));
-    ds_bench_table_add (t, ds_bench_run ("ds_scratchpad_new_full (host, ..., sizes) + unref", construct_ds_full, NULL, &h, 0, 100000, 1.0));
-    plain = ds_bench_table_add (t, ds_bench_run ("baseline: g_object_new (a final type with no properties) + unref",
-                                                 construct_plain, NULL, &h, 0, 100000, 1.0));
+    ds = ds_bench_table_add_case (t, "ds_scratchpad_new (NULL) + unref", construct_ds, NULL, &h, 0, 100000, 1.0);
+    ds_bench_table_add_case (t, "ds_scratchpad_new_full (host, ..., sizes) + unref", construct_ds_full, NULL, &h, 0, 100000, 1.0);
+    plain = ds_bench_table_add_case (t, "baseline: g_object_new (a final type with no properties) + unref",
+                                     construct_plain, NULL, &h, 0, 100000, 1.0);
+    ds_bench_table_measure (t);
     ds_bench_table_target (t, "ds_scratchpad_new + unref vs a plain GObject",
                            ds->median_ns / plain->median_ns, "<=", 1.1, "x");
     ds_bench_table_print (t);

@@ -371,27 +371,27 @@ main (int    argc,
     g_autoptr(DsBenchTable) t = ds_bench_table_new (
       "four-kind lifecycle: new scratchpad (and stream order) on a non-blocking stream, "
       "8 allocations (host 16K+48K, pinned 16K+48K, device 256K+64K, managed 16K+4K), unref");
-    DsBenchResult *ds_new, *reused, *best = NULL, *r;
+    DsBenchResult *ds_new, *reused, *pool, *async, *cub = NULL, *best;
     double events, upstream;
 
     c.temps = ds_bench_four_kind;
     c.n_temps = G_N_ELEMENTS (ds_bench_four_kind);
 
-    ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, 8 allocs, unref", temps_ds_new, sync_stream, &c, 0, 200000, 2.0));
-    ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad (order made once)", temps_ds_new_same_order, sync_stream, &c, 0, 200000, 1.0));
-    reused = ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + ds_scratchpad_release", temps_ds_reused, sync_stream, &c, 0, 200000, 2.0));
-    r = ds_bench_table_add (t, ds_bench_run ("default pools directly, 8 x allocate/deallocate_async", temps_pool, sync_stream, &c, 0, 200000, 1.0));
-    best = r;
-    r = ds_bench_table_add (t, ds_bench_run ("cudaMallocAsync/cudaFreeAsync x 8 (threshold max)", temps_async, sync_stream, &c, 0, 200000, 1.0));
-    if (r->median_ns < best->median_ns)
-      best = r;
+    ds_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, 8 allocs, unref", temps_ds_new, sync_stream, &c, 0, 200000, 2.0);
+    ds_bench_table_add_case (t, "ds: new scratchpad (order made once)", temps_ds_new_same_order, sync_stream, &c, 0, 200000, 1.0);
+    reused = ds_bench_table_add_case (t, "ds: reused scratchpad + ds_scratchpad_release", temps_ds_reused, sync_stream, &c, 0, 200000, 2.0);
+    pool = ds_bench_table_add_case (t, "default pools directly, 8 x allocate/deallocate_async", temps_pool, sync_stream, &c, 0, 200000, 1.0);
+    async = ds_bench_table_add_case (t, "cudaMallocAsync/cudaFreeAsync x 8 (threshold max)", temps_async, sync_stream, &c, 0, 200000, 1.0);
     if (have_cub)
-      {
-        r = ds_bench_table_add (t, ds_bench_run ("CUB CachingDeviceAllocator x 8", temps_cub, sync_stream, &c, 0, 200000, 1.0));
-        if (r->median_ns < best->median_ns)
-          best = r;
-      }
-    ds_bench_table_add (t, ds_bench_run ("malloc/cudaMallocHost/cudaMalloc/cudaMallocManaged + frees", temps_raw, sync_stream, &c, 1, 50, 2.0));
+      cub = ds_bench_table_add_case (t, "CUB CachingDeviceAllocator x 8", temps_cub, sync_stream, &c, 0, 200000, 1.0);
+    ds_bench_table_add_case (t, "malloc/cudaMallocHost/cudaMalloc/cudaMallocManaged + frees", temps_raw, sync_stream, &c, 1, 50, 2.0);
+    ds_bench_table_measure (t);
+
+    best = pool;
+    if (async->median_ns < best->median_ns)
+      best = async;
+    if (cub != NULL && cub->median_ns < best->median_ns)
+      best = cub;
 
     note_calls (t, "ds new", temps_ds_new, &c, 2000);
     note_calls (t, "ds reused", temps_ds_reused, &c, 2000);
@@ -415,12 +415,13 @@ main (int    argc,
 
     c.temps = dali4;
     c.n_temps = G_N_ELEMENTS (dali4);
-    ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, 4 allocs, unref", temps_ds_new, sync_stream, &c, 0, 200000, 1.0));
-    reused = ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release", temps_ds_reused, sync_stream, &c, 0, 200000, 1.0));
-    async = ds_bench_table_add (t, ds_bench_run ("cudaMallocAsync/cudaFreeAsync (host: malloc)", temps_async, sync_stream, &c, 0, 200000, 1.0));
+    ds_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, 4 allocs, unref", temps_ds_new, sync_stream, &c, 0, 200000, 1.0);
+    reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release", temps_ds_reused, sync_stream, &c, 0, 200000, 1.0);
+    async = ds_bench_table_add_case (t, "cudaMallocAsync/cudaFreeAsync (host: malloc)", temps_async, sync_stream, &c, 0, 200000, 1.0);
     if (have_cub)
-      ds_bench_table_add (t, ds_bench_run ("CUB CachingDeviceAllocator (host: malloc)", temps_cub, sync_stream, &c, 0, 200000, 1.0));
-    ds_bench_table_add (t, ds_bench_run ("malloc/cudaMallocHost/cudaMallocManaged/cudaMalloc", temps_raw, sync_stream, &c, 1, 50, 2.0));
+      ds_bench_table_add_case (t, "CUB CachingDeviceAllocator (host: malloc)", temps_cub, sync_stream, &c, 0, 200000, 1.0);
+    ds_bench_table_add_case (t, "malloc/cudaMallocHost/cudaMallocManaged/cudaMalloc", temps_raw, sync_stream, &c, 1, 50, 2.0);
+    ds_bench_table_measure (t);
     note_calls (t, "ds new", temps_ds_new, &c, 2000);
     ds_bench_table_note (t, "reference, not this run: DALI 113 us (its managed memory is not pooled), "
                          "cudaMallocAsync 16.6 us, ds then 7.9 us new / 5.5 reused (H200, issue 9); "
@@ -440,14 +441,15 @@ main (int    argc,
     c.device_size = 1 << 20;
     CHECK (cudaMalloc (&c.buffer, 4096));
 
-    ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, alloc, memset, unref", dev_ds_new, sync_stream, &c, 0, 200000, 2.0));
-    reused = ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release", dev_ds_reused, sync_stream, &c, 0, 200000, 1.0));
-    ds_bench_table_add (t, ds_bench_run ("default device pool directly", dev_pool, sync_stream, &c, 0, 200000, 1.0));
-    async = ds_bench_table_add (t, ds_bench_run ("cudaMallocAsync + memset + cudaFreeAsync", dev_async, sync_stream, &c, 0, 200000, 1.0));
+    ds_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, alloc, memset, unref", dev_ds_new, sync_stream, &c, 0, 200000, 2.0);
+    reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release", dev_ds_reused, sync_stream, &c, 0, 200000, 1.0);
+    ds_bench_table_add_case (t, "default device pool directly", dev_pool, sync_stream, &c, 0, 200000, 1.0);
+    async = ds_bench_table_add_case (t, "cudaMallocAsync + memset + cudaFreeAsync", dev_async, sync_stream, &c, 0, 200000, 1.0);
     if (have_cub)
-      ds_bench_table_add (t, ds_bench_run ("CUB CachingDeviceAllocator + memset", dev_cub, sync_stream, &c, 0, 200000, 1.0));
-    mall = ds_bench_table_add (t, ds_bench_run ("cudaMalloc + memset + cudaFree", dev_malloc, sync_stream, &c, 1, 500, 2.0));
-    floor_ = ds_bench_table_add (t, ds_bench_run ("floor: the memset alone", dev_memset_only, sync_stream, &c, 0, 200000, 1.0));
+      ds_bench_table_add_case (t, "CUB CachingDeviceAllocator + memset", dev_cub, sync_stream, &c, 0, 200000, 1.0);
+    mall = ds_bench_table_add_case (t, "cudaMalloc + memset + cudaFree", dev_malloc, sync_stream, &c, 1, 500, 2.0);
+    floor_ = ds_bench_table_add_case (t, "floor: the memset alone", dev_memset_only, sync_stream, &c, 0, 200000, 1.0);
+    ds_bench_table_measure (t);
 
     note_calls (t, "ds new", dev_ds_new, &c, 2000);
     note_calls (t, "ds reused", dev_ds_reused, &c, 2000);
@@ -474,8 +476,9 @@ main (int    argc,
     DsBenchResult *ds_new, *raw;
 
     c.device_size = 64 << 10;
-    ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, pinned alloc, unref", pinned_ds_new, sync_stream, &c, 0, 200000, 1.0));
-    raw = ds_bench_table_add (t, ds_bench_run ("cudaMallocHost + cudaFreeHost", pinned_raw, sync_stream, &c, 1, 200, 2.0));
+    ds_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, pinned alloc, unref", pinned_ds_new, sync_stream, &c, 0, 200000, 1.0);
+    raw = ds_bench_table_add_case (t, "cudaMallocHost + cudaFreeHost", pinned_raw, sync_stream, &c, 1, 200, 2.0);
+    ds_bench_table_measure (t);
     note_calls (t, "ds new", pinned_ds_new, &c, 2000);
     ds_bench_table_target (t, "ds new vs a cudaMallocHost+cudaFreeHost pair", ds_new->median_ns / raw->median_ns, "<=", 0.3, "x");
     ds_bench_table_print (t);
@@ -489,15 +492,16 @@ main (int    argc,
       "before timing). Baselines: host with malloc, pinned and device with the allocator named");
     DsBenchResult *ds_new, *ds_reused, *if_new, *if_reused;
 
-    ds_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, allocs (C), unref", small_ds_new, sync_stream, &c, 1, 200000, 2.0));
-    ds_reused = ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release (C)", small_ds_reused, sync_stream, &c, 1, 200000, 1.0));
-    if_new = ds_bench_table_add (t, ds_bench_run ("ds: new scratchpad + order, allocs (interface), unref", small_iface_new, sync_stream, &c, 1, 200000, 2.0));
-    if_reused = ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release (interface)", small_iface_reused, sync_stream, &c, 1, 200000, 1.0));
-    ds_bench_table_add (t, ds_bench_run ("default pools directly, each temporary", small_pool, sync_stream, &c, 1, 200000, 1.0));
-    ds_bench_table_add (t, ds_bench_run ("cudaMallocAsync/cudaFreeAsync each", small_async, sync_stream, &c, 1, 200000, 1.0));
+    ds_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, allocs (C), unref", small_ds_new, sync_stream, &c, 1, 200000, 2.0);
+    ds_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (C)", small_ds_reused, sync_stream, &c, 1, 200000, 1.0);
+    if_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, allocs (interface), unref", small_iface_new, sync_stream, &c, 1, 200000, 2.0);
+    if_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (interface)", small_iface_reused, sync_stream, &c, 1, 200000, 1.0);
+    ds_bench_table_add_case (t, "default pools directly, each temporary", small_pool, sync_stream, &c, 1, 200000, 1.0);
+    ds_bench_table_add_case (t, "cudaMallocAsync/cudaFreeAsync each", small_async, sync_stream, &c, 1, 200000, 1.0);
     if (have_cub)
-      ds_bench_table_add (t, ds_bench_run ("CUB CachingDeviceAllocator each", small_cub, sync_stream, &c, 1, 200000, 1.0));
-    ds_bench_table_add (t, ds_bench_run ("malloc/cudaMallocHost/cudaMalloc each", small_raw, sync_stream, &c, 1, 5, 3.0));
+      ds_bench_table_add_case (t, "CUB CachingDeviceAllocator each", small_cub, sync_stream, &c, 1, 200000, 1.0);
+    ds_bench_table_add_case (t, "malloc/cudaMallocHost/cudaMalloc each", small_raw, sync_stream, &c, 1, 5, 3.0);
+    ds_bench_table_measure (t);
     note_calls (t, "ds new", small_ds_new, &c, 1000);
     note_calls (t, "ds reused", small_ds_reused, &c, 1000);
     ds_bench_table_note (t, "reference, not this run: DALI 1.85 us through its interface "
@@ -535,7 +539,8 @@ main (int    argc,
     c.temps = ds_bench_four_kind;
     c.n_temps = G_N_ELEMENTS (ds_bench_four_kind);
     for (i = 0; i < G_N_ELEMENTS (funcs); i++)
-      steps[i] = ds_bench_table_add (t, ds_bench_run (what[i], funcs[i], sync_stream, &c, 0, 200000, 0.5));
+      steps[i] = ds_bench_table_add_case (t, what[i], funcs[i], sync_stream, &c, 0, 200000, 0.5);
+    ds_bench_table_measure (t);
     ds_bench_table_note (t, "new lifecycle = order %.0f ns + object %.0f ns + the unit's allocations and release %.0f ns",
                          steps[0]->median_ns, steps[1]->median_ns - steps[0]->median_ns,
                          steps[7]->median_ns - steps[1]->median_ns);

@@ -202,6 +202,147 @@ compare_double (const void *a,
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/* One case being timed: ds_bench_run () times one from start to end;
+ * a table's cases (ds_bench_table_add_case ()) are timed a batch each in
+ * turn. */
+typedef struct
+{
+  DsBenchResult *result;
+  DsBenchFunc    func;
+  DsBenchFunc    between;
+  gpointer       data;
+  guint          batch;
+  guint          max_batches;
+  gint64         budget;    /* ns of timed batches and what runs between them */
+  gint64         spent;
+  GArray        *samples;   /* double: ns per iteration of each batch */
+} BenchCase;
+
+static BenchCase *
+bench_case_new (const char  *name,
+                DsBenchFunc  func,
+                DsBenchFunc  between,
+                gpointer     data,
+                guint        batch,
+                guint        max_batches,
+                double       seconds)
+{
+  BenchCase *bc = g_new0 (BenchCase, 1);
+
+  bc->result = g_new0 (DsBenchResult, 1);
+  bc->result->name = g_strdup (name);
+  bc->func = func;
+  bc->between = between;
+  bc->data = data;
+  bc->batch = batch;
+  bc->max_batches = max_batches;
+  bc->budget = (gint64) (seconds * time_scale * 1e9);
+  bc->samples = g_array_new (FALSE, FALSE, sizeof (double));
+
+  return bc;
+}
+
+/* Warm-up (also sizes the batch when asked to). */
+static void
+bench_case_warm (BenchCase *bc)
+{
+  DsBenchResult *result = bc->result;
+  gint64 t0, t1;
+
+  t0 = ds_bench_now_ns ();
+  bc->func (bc->data, 1);
+  result->total = 1;
+  if (bc->between != NULL)
+    bc->between (bc->data, 1);
+  t1 = ds_bench_now_ns ();
+  if (bc->batch == 0)
+    {
+      gint64 warm_until;
+
+      bc->func (bc->data, 16);
+      if (bc->between != NULL)
+        bc->between (bc->data, 16);
+      t0 = ds_bench_now_ns ();
+      bc->func (bc->data, 16);
+      t1 = ds_bench_now_ns ();
+      result->total += 32;
+      if (bc->between != NULL)
+        bc->between (bc->data, 16);
+      /* Batches of about 200 us: what runs between them (a stream
+       * synchronization) leaves caches colder, and a short batch would
+       * time that more than the case. */
+      bc->batch = (guint) CLAMP (200000.0 * 16 / MAX (1.0, (double) (t1 - t0)), 1, 65536);
+
+      /* Warm for about 20 ms, so that the first case of a table is not
+       * timed colder than the others. */
+      warm_until = ds_bench_now_ns () + 20 * 1000 * 1000;
+      while (ds_bench_now_ns () < warm_until)
+        {
+          bc->func (bc->data, bc->batch);
+          result->total += bc->batch;
+          if (bc->between != NULL)
+            bc->between (bc->data, bc->batch);
+        }
+    }
+  else
+    {
+      for (guint i = 0; i < 3 && (t1 - t0) < bc->budget / 20; i++)
+        {
+          bc->func (bc->data, bc->batch);
+          result->total += bc->batch;
+          if (bc->between != NULL)
+            bc->between (bc->data, bc->batch);
+        }
+    }
+}
+
+/* Whether @bc has timed enough: @max_batches batches, or at least 5 and
+ * its time budget. */
+static gboolean
+bench_case_done (const BenchCase *bc)
+{
+  return bc->samples->len >= bc->max_batches ||
+         (bc->samples->len >= 5 && bc->spent > bc->budget);
+}
+
+/* Times one batch. */
+static void
+bench_case_step (BenchCase *bc)
+{
+  double per_iteration;
+  gint64 t0, t1, t2;
+
+  t0 = ds_bench_now_ns ();
+  bc->func (bc->data, bc->batch);
+  t1 = ds_bench_now_ns ();
+  if (bc->between != NULL)
+    bc->between (bc->data, bc->batch);
+  t2 = ds_bench_now_ns ();
+
+  per_iteration = (double) (t1 - t0) / bc->batch;
+  g_array_append_val (bc->samples, per_iteration);
+  bc->result->iterations += bc->batch;
+  bc->result->total += bc->batch;
+  bc->spent += t2 - t0;
+}
+
+/* Fills in the result's median and p90, frees @bc and returns the result. */
+static DsBenchResult *
+bench_case_finish (BenchCase *bc)
+{
+  DsBenchResult *result = bc->result;
+  GArray *samples = bc->samples;
+
+  qsort (samples->data, samples->len, sizeof (double), compare_double);
+  result->batch = bc->batch;
+  result->median_ns = g_array_index (samples, double, samples->len / 2);
+  result->p90_ns = g_array_index (samples, double, MIN (samples->len - 1, samples->len * 9 / 10));
+  g_array_free (samples, TRUE);
+  g_free (bc);
+
+  return result;
+}
+
 DsBenchResult *
 ds_bench_run (const char  *name,
               DsBenchFunc  func,
@@ -211,87 +352,13 @@ ds_bench_run (const char  *name,
               guint        max_batches,
               double       seconds)
 {
-  DsBenchResult *result = g_new0 (DsBenchResult, 1);
-  GArray *samples = g_array_new (FALSE, FALSE, sizeof (double));
-  gint64 budget = (gint64) (seconds * time_scale * 1e9);
-  gint64 start, t0, t1;
-  guint i;
+  BenchCase *bc = bench_case_new (name, func, between, data, batch, max_batches, seconds);
 
-  /* Warm-up (also sizes the batch when asked to). */
-  t0 = ds_bench_now_ns ();
-  func (data, 1);
-  result->total = 1;
-  if (between != NULL)
-    between (data, 1);
-  t1 = ds_bench_now_ns ();
-  if (batch == 0)
-    {
-      gint64 warm_until;
+  bench_case_warm (bc);
+  while (!bench_case_done (bc))
+    bench_case_step (bc);
 
-      func (data, 16);
-      if (between != NULL)
-        between (data, 16);
-      t0 = ds_bench_now_ns ();
-      func (data, 16);
-      t1 = ds_bench_now_ns ();
-      result->total += 32;
-      if (between != NULL)
-        between (data, 16);
-      /* Batches of about 200 us: what runs between them (a stream
-       * synchronization) leaves caches colder, and a short batch would
-       * time that more than the case. */
-      batch = (guint) CLAMP (200000.0 * 16 / MAX (1.0, (double) (t1 - t0)), 1, 65536);
-
-      /* Warm for about 20 ms, so that the first case of a table is not
-       * timed colder than the others. */
-      warm_until = ds_bench_now_ns () + 20 * 1000 * 1000;
-      while (ds_bench_now_ns () < warm_until)
-        {
-          func (data, batch);
-          result->total += batch;
-          if (between != NULL)
-            between (data, batch);
-        }
-    }
-  else
-    {
-      for (i = 0; i < 3 && (t1 - t0) < budget / 20; i++)
-        {
-          func (data, batch);
-          result->total += batch;
-          if (between != NULL)
-            between (data, batch);
-        }
-    }
-
-  start = ds_bench_now_ns ();
-  for (i = 0; i < max_batches; i++)
-    {
-      double per_iteration;
-
-      t0 = ds_bench_now_ns ();
-      func (data, batch);
-      t1 = ds_bench_now_ns ();
-      if (between != NULL)
-        between (data, batch);
-
-      per_iteration = (double) (t1 - t0) / batch;
-      g_array_append_val (samples, per_iteration);
-      result->iterations += batch;
-      result->total += batch;
-
-      if (i >= 4 && ds_bench_now_ns () - start > budget)
-        break;
-    }
-
-  qsort (samples->data, samples->len, sizeof (double), compare_double);
-  result->name = g_strdup (name);
-  result->batch = batch;
-  result->median_ns = g_array_index (samples, double, samples->len / 2);
-  result->p90_ns = g_array_index (samples, double, MIN (samples->len - 1, samples->len * 9 / 10));
-  g_array_free (samples, TRUE);
-
-  return result;
+  return bench_case_finish (bc);
 }
 
 /* Tables ------------------------------------------------------------------ */
@@ -313,6 +380,7 @@ ds_bench_table_new (const char *title)
 
   table->title = g_strdup (title);
   table->rows = g_ptr_array_new_with_free_func (result_free);
+  table->pending = g_ptr_array_new ();
   table->lines = g_ptr_array_new_with_free_func (g_free);
   return table;
 }
@@ -323,6 +391,51 @@ ds_bench_table_add (DsBenchTable  *table,
 {
   g_ptr_array_add (table->rows, result);
   return result;
+}
+
+DsBenchResult *
+ds_bench_table_add_case (DsBenchTable *table,
+                         const char   *name,
+                         DsBenchFunc   func,
+                         DsBenchFunc   between,
+                         gpointer      data,
+                         guint         batch,
+                         guint         max_batches,
+                         double        seconds)
+{
+  BenchCase *bc = bench_case_new (name, func, between, data, batch, max_batches, seconds);
+
+  g_ptr_array_add (table->rows, bc->result);
+  g_ptr_array_add (table->pending, bc);
+  return bc->result;
+}
+
+void
+ds_bench_table_measure (DsBenchTable *table)
+{
+  GPtrArray *cases = table->pending;
+  gboolean busy = TRUE;
+
+  for (guint i = 0; i < cases->len; i++)
+    bench_case_warm (cases->pdata[i]);
+
+  /* A batch of each case in turn, until each has timed enough: a machine
+   * that speeds up or slows down over the seconds a table takes does so
+   * for every case alike. */
+  while (busy)
+    {
+      busy = FALSE;
+      for (guint i = 0; i < cases->len; i++)
+        if (!bench_case_done (cases->pdata[i]))
+          {
+            bench_case_step (cases->pdata[i]);
+            busy = TRUE;
+          }
+    }
+
+  for (guint i = 0; i < cases->len; i++)
+    bench_case_finish (cases->pdata[i]);
+  g_ptr_array_set_size (cases, 0);
 }
 
 void
@@ -380,6 +493,8 @@ ds_bench_table_print (DsBenchTable *table)
 void
 ds_bench_table_free (DsBenchTable *table)
 {
+  g_warn_if_fail (table->pending->len == 0);
+  g_ptr_array_free (table->pending, TRUE);
   g_free (table->title);
   g_ptr_array_free (table->rows, TRUE);
   g_ptr_array_free (table->lines, TRUE);

@@ -9,6 +9,12 @@
  * over the batches, then the ratio of each other case of its table to the
  * first row (the ds case), all measured in the same run.
  *
+ * The cases of a table that sets ds against baselines for a target are
+ * timed interleaved (ds_bench_table_add_case (), ds_bench_table_measure
+ * ()): a batch of each in turn, so that a machine whose speed drifts over
+ * the seconds a table takes (the H200 VM's CPUs do, by up to 1.9x within
+ * two minutes) drifts for every case alike.
+ *
  * DS_BENCH_TIME (seconds, default 1.0) scales how long each case runs.
  * The main thread runs pinned to one CPU, and each worker of the thread
  * benchmarks to one of its own (DS_BENCH_CPU=N picks the main thread's,
@@ -106,6 +112,7 @@ typedef struct
   char      *title;
   GPtrArray *rows;      /* DsBenchResult * */
   GPtrArray *lines;     /* char *, printed after the table */
+  GPtrArray *pending;   /* cases added, not measured yet (ds-bench.c) */
 } DsBenchTable;
 
 void           ds_bench_init             (int          *argc,
@@ -133,6 +140,20 @@ DsBenchTable  *ds_bench_table_new        (const char   *title);
 /* Adds @result (taken) as a row; the first row is the reference. */
 DsBenchResult *ds_bench_table_add        (DsBenchTable *table,
                                           DsBenchResult *result);
+/* Adds a row for the case ds_bench_run () would time, but does not time
+ * it yet: ds_bench_table_measure () times every case added so, a batch of
+ * each in turn, so that ds and its baselines see the same machine (the
+ * H200 VM's CPUs change speed within minutes). The result is filled in
+ * then; read it only afterwards. */
+DsBenchResult *ds_bench_table_add_case   (DsBenchTable *table,
+                                          const char   *name,
+                                          DsBenchFunc   func,
+                                          DsBenchFunc   between,
+                                          gpointer      data,
+                                          guint         batch,
+                                          guint         max_batches,
+                                          double        seconds);
+void           ds_bench_table_measure    (DsBenchTable *table);
 void           ds_bench_table_note       (DsBenchTable *table,
                                           const char   *format,
                                           ...) G_GNUC_PRINTF (2, 3);
