@@ -11,9 +11,9 @@
  *
  * The cases of a table that sets ds against baselines for a target are
  * timed interleaved (ds_bench_table_add_case (), ds_bench_table_measure
- * ()): a batch of each in turn, so that a machine whose speed drifts over
- * the seconds a table takes (the H200 VM's CPUs do, by up to 1.9x within
- * two minutes) drifts for every case alike.
+ * ()): about 2 ms of each in turn, so that a machine whose speed drifts
+ * over the seconds a table takes (the H200 VM's CPUs do, by up to 1.9x
+ * within two minutes) drifts for every case alike.
  *
  * DS_BENCH_TIME (seconds, default 1.0) scales how long each case runs.
  * The main thread runs pinned to one CPU, and each worker of the thread
@@ -141,8 +141,8 @@ DsBenchTable  *ds_bench_table_new        (const char   *title);
 DsBenchResult *ds_bench_table_add        (DsBenchTable *table,
                                           DsBenchResult *result);
 /* Adds a row for the case ds_bench_run () would time, but does not time
- * it yet: ds_bench_table_measure () times every case added so, a batch of
- * each in turn, so that ds and its baselines see the same machine (the
+ * it yet: ds_bench_table_measure () times every case added so, about 2 ms
+ * of each in turn, so that ds and its baselines see the same machine (the
  * H200 VM's CPUs change speed within minutes). The result is filled in
  * then; read it only afterwards. */
 DsBenchResult *ds_bench_table_add_case   (DsBenchTable *table,
