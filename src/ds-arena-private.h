@@ -20,6 +20,8 @@
  * release, but at most twice their running average). So a scratchpad
  * released after each unit of work takes one block per kind per unit in
  * its steady state, not two or three: a pool round trip each saved.
+ * With keep-blocks (ds-scratchpad.c), the arena keeps that block across
+ * the release where that is safe, and saves the round trip too.
  *
  * The arena knows its upstream only through the DsMemoryResource
  * interface, and gives blocks back through a DsFenceBatch, which picks the
@@ -133,13 +135,19 @@ gpointer ds_arena_grow    (DsArena              *arena,
                            GError              **error);
 
 /* Gives every block back to @upstream in @order (NULL: host order),
- * newest first, through @batch, and empties the arena. Returns FALSE with
- * @error set if blocks could not be given back safely (they are then
- * leaked, never reused early); the arena is empty either way. */
+ * newest first, through @batch, and empties the arena. With @keep, the
+ * newest block stays instead, as the arena's current (empty) block, if
+ * it suits the next unit of work (it covers the first block that unit
+ * would take, and is at most twice that); the caller keeps only where
+ * the block is taken again in the order it is given back in. Returns
+ * FALSE with @error set if blocks could not be given back safely (they
+ * are then leaked, never reused early); the arena has no allocations
+ * either way. */
 gboolean ds_arena_release (DsArena              *arena,
                            DsMemoryResource     *upstream,
                            const DsAccessOrder  *order,
                            DsFenceBatch         *batch,
+                           gboolean              keep,
                            GError              **error);
 
 /* Empties the arena without giving anything back: for blocks that cannot

@@ -176,16 +176,39 @@ first_block_size (const DsArena *arena)
   return block;
 }
 
+/* Whether @arena may keep @b for the next unit of work: it covers the
+ * first block that unit would take, and is at most twice that (a block
+ * kept from a rare large unit goes back once recent units shrink the
+ * hint). The caller keeps nothing of a kind the unit did not use. */
+static gboolean
+worth_keeping (const DsArena      *arena,
+               const DsArenaBlock *b)
+{
+  gsize want = first_block_size (arena);
+
+  return b->size >= want && b->size / 2 <= want;
+}
+
 gboolean
 ds_arena_release (DsArena              *arena,
                   DsMemoryResource     *upstream,
                   const DsAccessOrder  *order,
                   DsFenceBatch         *batch,
+                  gboolean              keep,
                   GError              **error)
 {
+  DsArenaBlock kept = { NULL, 0 };
+  guint n_back = arena->n_blocks;
   gboolean ok = TRUE;
 
   remember_demand (arena);
+
+  /* Keep the newest block (the largest) if it suits the next unit: it is
+   * taken again in the order it was given back in, so nothing needs a
+   * fence (see ds_scratchpad_release ()). */
+  if (keep && n_back > 0 && ds_arena_get_n_allocations (arena) != 0 &&
+      worth_keeping (arena, &arena->blocks[n_back - 1]))
+    kept = arena->blocks[--n_back];
 
   /* A pool (the blocks came through grow (), which looked it up): every
    * block under the batch's fence, no other dispatch. */
@@ -194,30 +217,43 @@ ds_arena_release (DsArena              *arena,
       const DsAccessOrder *fence_order =
         order != NULL && order->type == DS_ACCESS_ORDER_TYPE_DEVICE ? order : NULL;
 
-      for (guint i = arena->n_blocks; i-- > 0;)
+      for (guint i = n_back; i-- > 0;)
         arena->fenced (upstream, arena->blocks[i].ptr, arena->blocks[i].size,
                        DS_ARENA_BLOCK_ALIGNMENT, fence_order, batch);
-      ds_arena_abandon (arena);
-      return TRUE;
     }
-
-  for (guint i = arena->n_blocks; i-- > 0;)
+  else
     {
-      GError *local_error = NULL;
-
-      if (!ds_fence_batch_deallocate (batch, upstream, arena->blocks[i].ptr,
-                                      arena->blocks[i].size, DS_ARENA_BLOCK_ALIGNMENT,
-                                      order, &local_error))
+      for (guint i = n_back; i-- > 0;)
         {
-          if (ok)
-            g_propagate_error (error, local_error);
-          else
-            g_error_free (local_error);
-          ok = FALSE;
+          GError *local_error = NULL;
+
+          if (!ds_fence_batch_deallocate (batch, upstream, arena->blocks[i].ptr,
+                                          arena->blocks[i].size, DS_ARENA_BLOCK_ALIGNMENT,
+                                          order, &local_error))
+            {
+              if (ok)
+                g_propagate_error (error, local_error);
+              else
+                g_error_free (local_error);
+              ok = FALSE;
+            }
         }
     }
 
   ds_arena_abandon (arena);
+
+  if (kept.ptr != NULL)
+    {
+      /* The kept block is the current one again, empty: the next unit
+       * bumps in it without a slow path. */
+      arena->blocks[0] = kept;
+      arena->n_blocks = 1;
+      arena->reserved = kept.size;
+      arena->next_size = kept.size <= ceiling (arena) / 2 ? kept.size * 2 : ceiling (arena);
+      arena->window->_cur = (guintptr) kept.ptr;
+      arena->window->_end = (guintptr) kept.ptr + kept.size;
+    }
+
   return ok;
 }
 

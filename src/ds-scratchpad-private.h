@@ -36,6 +36,9 @@ struct _DsScratchpad
   gboolean            in_use;
   /* Set by dispose: every allocation is refused (DS_ERROR_DISPOSED). */
   gboolean            disposed;
+  /* keep-blocks: a release keeps each kind's newest block where that is
+   * safe (ds_scratchpad_release ()). */
+  gboolean            keep_blocks;
 
   /* UNSET device_order: the legacy default stream of the current device,
    * resolved at the first allocation that needs a device. UNSET dealloc

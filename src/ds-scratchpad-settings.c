@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The eleven properties of DESIGN §2 (orders, first block sizes,
- * resources) and the growth ceiling: plain read-write properties, accepted until the scratchpad
+ * resources), the growth ceiling and keep-blocks: plain read-write properties, accepted until the scratchpad
  * first allocates and refused with a critical afterwards, which keeps
  * g_object_new () as cheap as for a GObject without properties; and what
  * they read back (the values in effect, defaults resolved).
@@ -30,6 +30,7 @@ enum {
   PROP_DEVICE_RESOURCE,
   PROP_MANAGED_RESOURCE,
   PROP_MAX_BLOCK_SIZE,
+  PROP_KEEP_BLOCKS,
   N_PROPS
 };
 
@@ -163,6 +164,9 @@ ds_scratchpad_get_property (GObject    *object,
     case PROP_MAX_BLOCK_SIZE:
       g_value_set_uint64 (value, self->arenas[DS_MEMORY_KIND_HOST].max_block_size);
       break;
+    case PROP_KEEP_BLOCKS:
+      g_value_set_boolean (value, self->keep_blocks);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -176,6 +180,19 @@ ds_scratchpad_set_property (GObject      *object,
 {
   DsScratchpad *self = DS_SCRATCHPAD (object);
   gboolean changed;
+
+  /* Not a setting of how memory is taken: the next release follows it. */
+  if (prop_id == PROP_KEEP_BLOCKS && !self->disposed)
+    {
+      gboolean keep_blocks = g_value_get_boolean (value);
+
+      if (self->keep_blocks != keep_blocks)
+        {
+          self->keep_blocks = keep_blocks;
+          g_object_notify_by_pspec (object, pspec);
+        }
+      return;
+    }
 
   if (self->in_use || self->disposed)
     {
@@ -386,6 +403,40 @@ ds_scratchpad_install_properties (GObjectClass *object_class)
     g_param_spec_uint64 ("max-block-size", NULL, NULL,
                          0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE,
                          SETTING_FLAGS);
+
+  /**
+   * DsScratchpad:keep-blocks:
+   *
+   * Whether [method@Ds.Scratchpad.release] keeps, for the next unit of
+   * work, the newest block of each kind that is taken again in the order
+   * it is given back in: host memory, device memory (both ways in the
+   * device order), and pinned and managed memory whose deallocation order
+   * is the host. Pinned and managed memory given back on a stream always
+   * go back, because the host must not write them again before that
+   * stream's work is done.
+   *
+   * For a long-lived scratchpad released after each unit of work (a
+   * GStreamer element's, one per stream): its next unit bumps in the kept
+   * blocks without a pool round trip, and with no CUDA call. Stream order
+   * makes the reuse safe, as it does for a pool block freed and taken
+   * again on one stream: the next unit's device work queues behind the
+   * last one's.
+   *
+   * What it costs: between units the scratchpad holds one block per kind
+   * it uses, which no one else can take ([method@Ds.PoolResource.trim]
+   * does not reach it). A block is kept only if it covers the first block
+   * the next unit would take and is at most twice that, so one large unit
+   * does not keep a large block for long, and a kind no longer used gives
+   * its block back after a few releases. [method@Ds.Scratchpad.release]
+   * with this off, and disposal, give everything back.
+   *
+   * Unlike the other settings, it may change at any time before the
+   * scratchpad is disposed; the next release follows it. Off by default:
+   * DESIGN §3 has a release give everything back at once.
+   */
+  properties[PROP_KEEP_BLOCKS] =
+    g_param_spec_boolean ("keep-blocks", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }

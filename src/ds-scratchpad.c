@@ -356,6 +356,32 @@ ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface)
   iface->alloc = ds_scratchpad_iface_alloc_impl;
 }
 
+/* Whether a release may keep a block of @kind for the next unit of work:
+ * only where the block is taken again in the order it is given back in,
+ * so that stream order alone makes the reuse safe, as it does in a pool
+ * (DESIGN §4: a block freed on stream S and taken again on S needs no
+ * event and no query). Host memory: host order both ways. Device memory:
+ * taken and given back in the device order. Pinned and managed memory are
+ * taken in host order (the CPU fills them): only if they are also given
+ * back in host order; given back on a stream, the host must not write
+ * them again before that stream's work is done, which the pool checks. */
+static gboolean
+can_keep (DsScratchpad *self,
+          DsMemoryKind  kind)
+{
+  switch (kind)
+    {
+    case DS_MEMORY_KIND_HOST:
+    case DS_MEMORY_KIND_DEVICE:
+      return TRUE;
+    case DS_MEMORY_KIND_PINNED:
+    case DS_MEMORY_KIND_MANAGED:
+      return !ds_access_order_is_device (ds_scratchpad_dealloc_order (self, kind));
+    default:
+      return FALSE;
+    }
+}
+
 /**
  * ds_scratchpad_release:
  * @self: a #DsScratchpad
@@ -370,6 +396,12 @@ ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface)
  * must be released after each unit of work, or it holds its memory
  * forever. Every pointer and [struct@Ds.Block] handed out before is invalid
  * afterwards.
+ *
+ * With [property@Ds.Scratchpad:keep-blocks], the newest block of each
+ * kind that is taken again in the order it is given back in (host and
+ * device memory; pinned and managed memory only with a host deallocation
+ * order) stays with the scratchpad instead, empty, for the next unit of
+ * work: see there.
  *
  * While exports of its blocks are alive ([method@Ds.Block.export], made
  * for NumPy arrays, DLPack and the like), the release is refused with a
@@ -386,6 +418,7 @@ ds_scratchpad_release (DsScratchpad *self)
   GError *scope_error = NULL;
   gboolean in_scope = FALSE;
   guint scoped_kinds = 0;
+  gboolean keep;
 
   g_return_if_fail (DS_IS_SCRATCHPAD (self));
 
@@ -410,6 +443,8 @@ ds_scratchpad_release (DsScratchpad *self)
     in_scope = ds_access_order_enter (&self->device_order, &scope, &scope_error);
 
   ds_fence_batch_init (&batch);
+  /* Dispose gives everything back, kept or not. */
+  keep = self->keep_blocks && !self->disposed;
 
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
@@ -429,7 +464,7 @@ ds_scratchpad_release (DsScratchpad *self)
         }
 
       if (!ds_arena_release (arena, self->upstream[kind], ds_scratchpad_dealloc_order (self, kind),
-                             &batch, &error))
+                             &batch, keep && can_keep (self, kind), &error))
         {
           g_warning ("Scratchpad %p: %s memory could not be given back in order "
                      "and was leaked rather than reused early: %s", self,
@@ -540,6 +575,41 @@ ds_scratchpad_set_max_block_size (DsScratchpad *self,
   g_return_if_fail (DS_IS_SCRATCHPAD (self));
 
   g_object_set (self, "max-block-size", max_block_size, NULL);
+}
+
+/**
+ * ds_scratchpad_get_keep_blocks:
+ * @self: a #DsScratchpad
+ *
+ * Whether [method@Ds.Scratchpad.release] keeps blocks for the next unit
+ * of work ([property@Ds.Scratchpad:keep-blocks]).
+ *
+ * Returns: whether releases keep blocks
+ */
+gboolean
+ds_scratchpad_get_keep_blocks (DsScratchpad *self)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), FALSE);
+
+  return self->keep_blocks;
+}
+
+/**
+ * ds_scratchpad_set_keep_blocks:
+ * @self: a #DsScratchpad
+ * @keep_blocks: whether releases keep blocks
+ *
+ * Sets [property@Ds.Scratchpad:keep-blocks]. Unlike the other settings,
+ * at any time before the scratchpad is disposed: the next release
+ * follows it.
+ */
+void
+ds_scratchpad_set_keep_blocks (DsScratchpad *self,
+                               gboolean      keep_blocks)
+{
+  g_return_if_fail (DS_IS_SCRATCHPAD (self));
+
+  g_object_set (self, "keep-blocks", keep_blocks, NULL);
 }
 
 /**

@@ -192,7 +192,7 @@ ds_test_arena_release (DsTestArenaFixture   *f,
   gboolean ok;
 
   ds_fence_batch_init (&batch);
-  ok = ds_arena_release (&f->arena, upstream, order, &batch, error);
+  ok = ds_arena_release (&f->arena, upstream, order, &batch, FALSE, error);
   ds_fence_batch_finish (&batch);
 
   return ok;

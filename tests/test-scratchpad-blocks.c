@@ -715,6 +715,176 @@ test_release_learns (Fixture       *f,
     }
 }
 
+/* keep-blocks ---------------------------------------------------------------- */
+
+static void
+count_notify (GObject    *object,
+              GParamSpec *pspec,
+              gpointer    data)
+{
+  (*(guint *) data)++;
+}
+
+static void
+test_keep_blocks (Fixture       *f,
+                  gconstpointer  user_data)
+{
+  guint8 *first[DS_N_MEMORY_KINDS] = { NULL, };
+  guint n_notify = 0;
+  gboolean keep = TRUE;
+
+  g_test_summary ("With keep-blocks, a release keeps each kind's newest block "
+                  "(all four kinds here: the fixture's orders are the host's), "
+                  "empty and current: the next units of the same size bump in "
+                  "it without any upstream call, from its start; the older "
+                  "block goes back at once; with keep-blocks off again, the "
+                  "next release gives everything back");
+
+  g_assert_false (ds_scratchpad_get_keep_blocks (f->sp));
+  g_signal_connect (f->sp, "notify::keep-blocks", G_CALLBACK (count_notify), &n_notify);
+  ds_scratchpad_set_keep_blocks (f->sp, TRUE);
+  ds_scratchpad_set_keep_blocks (f->sp, TRUE);
+  g_assert_cmpuint (n_notify, ==, 1);
+  g_object_get (f->sp, "keep-blocks", &keep, NULL);
+  g_assert_true (keep);
+
+  for (guint unit = 0; unit < 6; unit++)
+    {
+      guint calls = ds_test_scratchpad_total_calls (f);
+
+      for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+        {
+          guint8 *p = ds_test_scratchpad_alloc_ok (f, kind, 1024, 16);
+
+          if (unit == 1)
+            first[kind] = p;
+          else if (unit > 1)
+            g_assert_true (p == first[kind]);
+          for (guint i = 1; i < 100; i++)
+            ds_test_scratchpad_alloc_ok (f, kind, 1024, 16);
+          g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, 100 * KiB);
+          g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, unit == 0 ? 2 : 1);
+        }
+      /* Unit 0 took a 64 and a 128 KiB block of each kind; the next
+       * units take nothing. */
+      g_assert_cmpuint (ds_test_scratchpad_total_calls (f) - calls, ==,
+                        unit == 0 ? 2 * DS_N_MEMORY_KINDS : 0);
+
+      calls = ds_test_scratchpad_total_calls (f);
+      ds_scratchpad_release (f->sp);
+      g_assert_cmpuint (ds_test_scratchpad_total_calls (f) - calls, ==,
+                        unit == 0 ? DS_N_MEMORY_KINDS : 0);
+      for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+        {
+          g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, 1);
+          g_assert_cmpuint (ds_scratchpad_get_reserved (f->sp, kind), ==, 128 * KiB);
+          g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, 0);
+          g_assert_cmpuint (ds_scratchpad_get_n_allocations (f->sp, kind), ==, 0);
+          if (unit == 0)
+            {
+              /* The 64 KiB block went back, the 128 KiB one stayed. */
+              DsTestCall c = ds_test_resource_get_call (f->res[kind], 2);
+
+              g_assert_cmpuint (c.size, ==, 64 * KiB);
+              g_assert_true (c.op == DS_TEST_OP_DEALLOCATE);
+            }
+        }
+    }
+
+  ds_scratchpad_set_keep_blocks (f->sp, FALSE);
+  g_assert_cmpuint (n_notify, ==, 2);
+  ds_scratchpad_release (f->sp);
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, 0);
+      g_assert_cmpuint (ds_scratchpad_get_reserved (f->sp, kind), ==, 0);
+      g_assert_cmpuint (ds_test_resource_count_deallocs (f->res[kind]), ==,
+                        ds_test_resource_count_allocs (f->res[kind]));
+      ds_test_resource_assert_clean (f->res[kind]);
+    }
+}
+
+static void
+test_keep_blocks_finalize (Fixture       *f,
+                           gconstpointer  user_data)
+{
+  g_test_summary ("Finalizing a scratchpad that keeps blocks gives them back, "
+                  "each once (the fixture's teardown checks every upstream), "
+                  "and keep-blocks is refused once it is disposed");
+
+  g_object_set (f->sp, "keep-blocks", TRUE, NULL);
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    for (guint i = 0; i < 100; i++)
+      ds_test_scratchpad_alloc_ok (f, kind, 1024, 16);
+  ds_scratchpad_release (f->sp);
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, 1);
+
+  g_object_run_dispose (G_OBJECT (f->sp));
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, 0);
+      g_assert_cmpuint (ds_test_resource_count_deallocs (f->res[kind]), ==,
+                        ds_test_resource_count_allocs (f->res[kind]));
+    }
+  g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*keep-blocks*disposed*");
+  ds_scratchpad_set_keep_blocks (f->sp, FALSE);
+  g_test_assert_expected_messages ();
+}
+
+static void
+test_keep_blocks_lets_go (Fixture       *f,
+                          gconstpointer  user_data)
+{
+  guint64 big_allocs, big_deallocs = 0;
+  guint units;
+
+  g_test_summary ("A kept block larger than recent units need goes back: "
+                  "after one 1 MiB unit, a few hundred-byte units later the "
+                  "host kind holds at most 128 KiB again; a kind a unit did "
+                  "not use gives its block back at that unit's release");
+
+  ds_scratchpad_set_keep_blocks (f->sp, TRUE);
+  ds_test_scratchpad_alloc_ok (f, DS_MEMORY_KIND_DEVICE, 1024, 16);
+  ds_test_scratchpad_alloc_ok (f, DS_MEMORY_KIND_HOST, 1024 * KiB, 16);
+  ds_scratchpad_release (f->sp);
+  g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, DS_MEMORY_KIND_DEVICE), ==, 1);
+  /* A unit without device memory: the device block goes back. */
+  ds_test_scratchpad_alloc_ok (f, DS_MEMORY_KIND_HOST, 1024 * KiB, 16);
+  ds_scratchpad_release (f->sp);
+  g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, DS_MEMORY_KIND_DEVICE), ==, 0);
+  g_assert_cmpuint (ds_test_resource_count_deallocs (f->res[DS_MEMORY_KIND_DEVICE]), ==, 1);
+  g_assert_cmpuint (ds_scratchpad_get_reserved (f->sp, DS_MEMORY_KIND_HOST), >=, 1024 * KiB);
+
+  for (units = 0; units < 40; units++)
+    {
+      ds_test_scratchpad_alloc_ok (f, DS_MEMORY_KIND_HOST, 100, 16);
+      ds_scratchpad_release (f->sp);
+      g_test_message ("unit %u: host reserved %" G_GUINT64_FORMAT, units,
+                      ds_scratchpad_get_reserved (f->sp, DS_MEMORY_KIND_HOST));
+      if (ds_scratchpad_get_reserved (f->sp, DS_MEMORY_KIND_HOST) <= 128 * KiB)
+        break;
+    }
+  g_assert_cmpuint (units, <, 40);
+  g_test_message ("let go after %u small units", units + 1);
+
+  big_allocs = 0;
+  for (guint i = 0; i < ds_test_resource_get_n_calls (f->res[DS_MEMORY_KIND_HOST]); i++)
+    {
+      DsTestCall c = ds_test_resource_get_call (f->res[DS_MEMORY_KIND_HOST], i);
+
+      if (c.size >= 1024 * KiB)
+        {
+          if (c.op == DS_TEST_OP_ALLOCATE || c.op == DS_TEST_OP_ALLOCATE_ASYNC)
+            big_allocs++;
+          else
+            big_deallocs++;
+        }
+    }
+  g_assert_cmpuint (big_allocs, >, 0);
+  g_assert_cmpuint (big_deallocs, ==, big_allocs);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -740,6 +910,9 @@ main (int    argc,
   ADD_BOTH ("release/usable-again", test_release_usable_again);
   ADD ("release/finalize-other-thread", test_finalize_other_thread);
   ADD ("release/learns", test_release_learns);
+  ADD_BOTH ("release/keep-blocks", test_keep_blocks);
+  ADD_BOTH ("release/keep-blocks-finalize", test_keep_blocks_finalize);
+  ADD ("release/keep-blocks-lets-go", test_keep_blocks_lets_go);
   g_test_add_func ("/Ds/Scratchpad/threads/many-scratchpads", test_threads);
   ADD ("stats", test_stats);
   ADD_BOTH ("upstream-failure", test_upstream_failure);

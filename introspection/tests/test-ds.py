@@ -229,6 +229,29 @@ class TestScratchpad(DsTestCase):
         self.assertNotEqual(again.get_generation(), generation)
         self.assertEqual(sp.get_n_blocks(HOST), 1)
 
+    def test_keep_blocks(self):
+        sp = Ds.Scratchpad(keep_blocks=True)
+        self.assertTrue(sp.get_keep_blocks())
+        block = sp.alloc(HOST, 4 * KiB, 0)
+        block.write(0, b'old')
+        address = block.get_address()
+        sp.release()
+        # The block stays with the scratchpad, empty; views of the unit
+        # before are invalid all the same, though the memory is mapped.
+        self.assertEqual(sp.get_n_blocks(HOST), 1)
+        self.assertEqual(sp.get_allocated(HOST), 0)
+        self.assertFalse(block.is_valid())
+        self.assertRaises(GLib.Error, block.read, 0, 1)
+        self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT, block.memoryview)
+        again = sp.alloc(HOST, 4 * KiB, 0)
+        self.assertEqual(again.get_address(), address)
+        again.write(0, b'new')
+        self.assertRaises(GLib.Error, block.read, 0, 3)
+        sp.props.keep_blocks = False
+        sp.release()
+        self.assertEqual(sp.get_n_blocks(HOST), 0)
+        self.assertEqual(sp.get_reserved(HOST), 0)
+
     def test_block_keeps_scratchpad_alive(self):
         sp = Ds.Scratchpad()
         block = sp.alloc(HOST, 64, 0)

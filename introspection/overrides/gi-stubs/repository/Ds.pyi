@@ -85,7 +85,7 @@ class AccessOrder(GObject.GBoxed):
         ...
     @classmethod
     def from_stream(cls, stream: object=None, device: int=-1) -> AccessOrder:
-        """The order of a CUDA stream given as an int handle (0 or ``None``: the legacy default stream; 2: the per-thread one) or as a stream object: anything with ``__cuda_stream__`` (cuda.core), PyTorch's ``torch.cuda.Stream`` (``.cuda_stream``), CuPy's ``Stream`` (``.ptr``), Numba's (``.handle``). ``device`` -1 takes the stream object's device if it says, else the stream's own."""
+        """The order of a CUDA stream given as an int handle (0 or ``None``: the legacy default stream; 2: the per-thread one) or as a stream object: anything with ``__cuda_stream__`` (cuda.core), PyTorch's ``torch.cuda.Stream`` (``.cuda_stream``), CuPy's ``Stream`` (``.ptr``), Numba's (``.handle``). ``device`` -1 takes the stream object's device if it says, else the stream's own. An int must be the handle of a live stream: it is a pointer the CUDA driver dereferences, and no library can check one (as with ``torch.cuda.ExternalStream``); prefer passing the stream object."""
         ...
     def __repr__(self) -> str: ...
 
@@ -393,6 +393,7 @@ class Scratchpad(GObject.Object, ScratchpadIface):
         initial_size_host: int
         initial_size_managed: int
         initial_size_pinned: int
+        keep_blocks: bool
         managed_dealloc_order: AccessOrder | None
         managed_resource: MemoryResource | None
         max_block_size: int
@@ -419,6 +420,9 @@ class Scratchpad(GObject.Object, ScratchpadIface):
     def get_initial_size(self, kind: MemoryKind) -> int:
         """The size of the first block of kind."""
         ...
+    def get_keep_blocks(self) -> bool:
+        """Whether `Ds.Scratchpad.release` keeps blocks for the next unit of work (`Ds.Scratchpad:keep-blocks`)."""
+        ...
     def get_max_block_size(self) -> int:
         """The size past which blocks stop doubling; see `Ds.Scratchpad:max-block-size`."""
         ...
@@ -433,6 +437,9 @@ class Scratchpad(GObject.Object, ScratchpadIface):
         ...
     def get_reserved(self, kind: MemoryKind) -> int:
         """The bytes of kind held from upstream (all blocks)."""
+        ...
+    def set_keep_blocks(self, keep_blocks: bool) -> None:
+        """Sets `Ds.Scratchpad:keep-blocks`. Unlike the other settings, at any time before the scratchpad is disposed: the next release follows it."""
         ...
     def set_max_block_size(self, max_block_size: int) -> None:
         """Sets `Ds.Scratchpad:max-block-size`. Like every setting, only before the first allocation: afterwards it is refused with a critical."""
