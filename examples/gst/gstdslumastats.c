@@ -588,9 +588,16 @@ gst_ds_luma_stats_start (GstBaseTransform *trans)
     }
   self->stream = stream;
 
-  /* The fast path: one scratchpad for the stream, released per buffer. */
+  /* The fast path: one scratchpad for the stream, released per buffer.
+   * keep-blocks: each release keeps the device block (taken again on the
+   * same stream, so stream order alone makes that safe); the pinned
+   * upload and read-back blocks go back on the stream as before. */
   if (self->mode == GST_DS_SCRATCH_MODE_DS_REUSE)
-    self->scratch = new_scratchpad (self, &error);
+    {
+      self->scratch = new_scratchpad (self, &error);
+      if (self->scratch != NULL)
+        ds_scratchpad_set_keep_blocks (self->scratch, TRUE);
+    }
   stream_context_pop (stream);
 
   if (self->mode == GST_DS_SCRATCH_MODE_DS_REUSE && self->scratch == NULL)
