@@ -70,17 +70,30 @@ temps_ds_new_same_order (gpointer data,
 }
 
 static void
+temps_ds_reused_on (Ctx          *c,
+                    DsScratchpad *sp,
+                    guint         n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      ds_bench_alloc_temps (sp, c->temps, c->n_temps);
+      ds_scratchpad_release (sp);
+    }
+}
+
+static void
 temps_ds_reused (gpointer data,
                  guint    n)
 {
-  Ctx *c = data;
-  guint i;
+  temps_ds_reused_on (data, ((Ctx *) data)->reused, n);
+}
 
-  for (i = 0; i < n; i++)
-    {
-      ds_bench_alloc_temps (c->reused, c->temps, c->n_temps);
-      ds_scratchpad_release (c->reused);
-    }
+/* The same with keep-blocks on. */
+static void
+temps_ds_kept (gpointer data,
+               guint    n)
+{
+  temps_ds_reused_on (data, ((Ctx *) data)->kept, n);
 }
 
 /* Device-only (one 1 MiB block + a 4-byte memset using it) -------------- */
@@ -103,19 +116,31 @@ dev_ds_new (gpointer data,
 }
 
 static void
+dev_ds_reused_on (Ctx          *c,
+                  DsScratchpad *sp,
+                  guint         n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      gpointer p = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, c->device_size, 0, NULL);
+
+      CHECK (cudaMemsetAsync (p, 0, 4, c->stream));
+      ds_scratchpad_release (sp);
+    }
+}
+
+static void
 dev_ds_reused (gpointer data,
                guint    n)
 {
-  Ctx *c = data;
-  guint i;
+  dev_ds_reused_on (data, ((Ctx *) data)->reused, n);
+}
 
-  for (i = 0; i < n; i++)
-    {
-      gpointer p = ds_scratchpad_alloc (c->reused, DS_MEMORY_KIND_DEVICE, c->device_size, 0, NULL);
-
-      CHECK (cudaMemsetAsync (p, 0, 4, c->stream));
-      ds_scratchpad_release (c->reused);
-    }
+static void
+dev_ds_kept (gpointer data,
+             guint    n)
+{
+  dev_ds_reused_on (data, ((Ctx *) data)->kept, n);
 }
 
 /* Pinned-only (one block, written by the host) --------------------------- */
@@ -180,16 +205,29 @@ small_iface_new (gpointer data,
 }
 
 static void
+small_iface_reused_on (Ctx          *c,
+                       DsScratchpad *sp,
+                       guint         n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      small_iface (c, DS_SCRATCHPAD_IFACE (sp));
+      ds_scratchpad_release (sp);
+    }
+}
+
+static void
 small_iface_reused (gpointer data,
                     guint    n)
 {
-  Ctx *c = data;
+  small_iface_reused_on (data, ((Ctx *) data)->reused, n);
+}
 
-  for (guint i = 0; i < n; i++)
-    {
-      small_iface (c, DS_SCRATCHPAD_IFACE (c->reused));
-      ds_scratchpad_release (c->reused);
-    }
+static void
+small_iface_kept (gpointer data,
+                  guint    n)
+{
+  small_iface_reused_on (data, ((Ctx *) data)->kept, n);
 }
 
 static void
@@ -209,17 +247,29 @@ small_ds_new (gpointer data,
 }
 
 static void
+small_ds_reused_on (Ctx          *c,
+                    DsScratchpad *sp,
+                    guint         n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      small_ds (c, sp);
+      ds_scratchpad_release (sp);
+    }
+}
+
+static void
 small_ds_reused (gpointer data,
                  guint    n)
 {
-  Ctx *c = data;
-  guint i;
+  small_ds_reused_on (data, ((Ctx *) data)->reused, n);
+}
 
-  for (i = 0; i < n; i++)
-    {
-      small_ds (c, c->reused);
-      ds_scratchpad_release (c->reused);
-    }
+static void
+small_ds_kept (gpointer data,
+               guint    n)
+{
+  small_ds_reused_on (data, ((Ctx *) data)->kept, n);
 }
 
 /* A lifecycle, step by step (the profile) -------------------------------- */
@@ -334,6 +384,8 @@ main (int    argc,
   CHECK (cudaStreamCreateWithFlags (&c.stream, cudaStreamNonBlocking));
   ds_access_order_init_stream (&c.order, c.stream, c.device);
   c.reused = ds_scratchpad_new (&c.order);
+  c.kept = ds_scratchpad_new (&c.order);
+  ds_scratchpad_set_keep_blocks (c.kept, TRUE);
   for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
       c.pools[kind] = ds_memory_resource_get_default (kind, kind == DS_MEMORY_KIND_HOST ? -1 : 0, &error);
@@ -371,7 +423,7 @@ main (int    argc,
     g_autoptr(DsBenchTable) t = ds_bench_table_new (
       "four-kind lifecycle: new scratchpad (and stream order) on a non-blocking stream, "
       "8 allocations (host 16K+48K, pinned 16K+48K, device 256K+64K, managed 16K+4K), unref");
-    DsBenchResult *ds_new, *reused, *pool, *async, *cub = NULL, *best;
+    DsBenchResult *ds_new, *reused, *kept, *pool, *async, *cub = NULL, *best;
     double events, upstream;
 
     c.temps = ds_bench_four_kind;
@@ -380,6 +432,7 @@ main (int    argc,
     ds_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, 8 allocs, unref", temps_ds_new, sync_stream, &c, 0, 200000, 2.0);
     ds_bench_table_add_case (t, "ds: new scratchpad (order made once)", temps_ds_new_same_order, sync_stream, &c, 0, 200000, 1.0);
     reused = ds_bench_table_add_case (t, "ds: reused scratchpad + ds_scratchpad_release", temps_ds_reused, sync_stream, &c, 0, 200000, 2.0);
+    kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release", temps_ds_kept, sync_stream, &c, 0, 200000, 1.0);
     pool = ds_bench_table_add_case (t, "default pools directly, 8 x allocate/deallocate_async", temps_pool, sync_stream, &c, 0, 200000, 1.0);
     async = ds_bench_table_add_case (t, "cudaMallocAsync/cudaFreeAsync x 8 (threshold max)", temps_async, sync_stream, &c, 0, 200000, 1.0);
     if (have_cub)
@@ -395,7 +448,11 @@ main (int    argc,
 
     note_calls (t, "ds new", temps_ds_new, &c, 2000);
     note_calls (t, "ds reused", temps_ds_reused, &c, 2000);
+    note_calls (t, "ds reused, keep-blocks", temps_ds_kept, &c, 2000);
     note_calls (t, "pools directly", temps_pool, &c, 2000);
+    ds_bench_table_note (t, "keep-blocks keeps host and device blocks (pinned and managed go back on "
+                         "the stream): reused %.3f us, %.3gx the default reuse",
+                         kept->median_ns / 1000, kept->median_ns / reused->median_ns);
     ds_bench_table_target (t, "new-scratchpad median", ds_new->median_ns / 1000, "<=", 1.0, "us");
     ds_bench_table_target (t, "reused-scratchpad median", reused->median_ns / 1000, "<=", 0.4, "us");
     ds_bench_table_note (t, "best alternative: %s", best->name);
@@ -417,6 +474,7 @@ main (int    argc,
     c.n_temps = G_N_ELEMENTS (dali4);
     ds_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, 4 allocs, unref", temps_ds_new, sync_stream, &c, 0, 200000, 1.0);
     reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release", temps_ds_reused, sync_stream, &c, 0, 200000, 1.0);
+    ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release", temps_ds_kept, sync_stream, &c, 0, 200000, 1.0);
     async = ds_bench_table_add_case (t, "cudaMallocAsync/cudaFreeAsync (host: malloc)", temps_async, sync_stream, &c, 0, 200000, 1.0);
     if (have_cub)
       ds_bench_table_add_case (t, "CUB CachingDeviceAllocator (host: malloc)", temps_cub, sync_stream, &c, 0, 200000, 1.0);
@@ -436,13 +494,14 @@ main (int    argc,
     g_autoptr(DsBenchTable) t = ds_bench_table_new (
       "device-only lifecycle: new scratchpad + order, one 1 MiB device allocation, "
       "a 4-byte cudaMemsetAsync into it (a one-thread kernel), unref");
-    DsBenchResult *ds_new, *reused, *async, *mall, *floor_;
+    DsBenchResult *ds_new, *reused, *kept, *async, *mall, *floor_;
 
     c.device_size = 1 << 20;
     CHECK (cudaMalloc (&c.buffer, 4096));
 
     ds_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, alloc, memset, unref", dev_ds_new, sync_stream, &c, 0, 200000, 2.0);
     reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release", dev_ds_reused, sync_stream, &c, 0, 200000, 1.0);
+    kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release", dev_ds_kept, sync_stream, &c, 0, 200000, 1.0);
     ds_bench_table_add_case (t, "default device pool directly", dev_pool, sync_stream, &c, 0, 200000, 1.0);
     async = ds_bench_table_add_case (t, "cudaMallocAsync + memset + cudaFreeAsync", dev_async, sync_stream, &c, 0, 200000, 1.0);
     if (have_cub)
@@ -453,6 +512,7 @@ main (int    argc,
 
     note_calls (t, "ds new", dev_ds_new, &c, 2000);
     note_calls (t, "ds reused", dev_ds_reused, &c, 2000);
+    note_calls (t, "ds reused, keep-blocks", dev_ds_kept, &c, 2000);
     ds_bench_table_note (t, "ds new minus the memset floor: %.3f us; reused: %.3f us; cudaMallocAsync pair minus the floor: %.3f us",
                          (ds_new->median_ns - floor_->median_ns) / 1000,
                          (reused->median_ns - floor_->median_ns) / 1000,
@@ -463,6 +523,8 @@ main (int    argc,
                            ds_new->median_ns / async->median_ns, "<=", 0.8, "x");
     ds_bench_table_target (t, "ds reused vs a cudaMallocAsync+cudaFreeAsync pair doing the same work",
                            reused->median_ns / async->median_ns, "<=", 0.6, "x");
+    ds_bench_table_target (t, "ds reused with keep-blocks (opt-in) vs the cudaMallocAsync pair",
+                           kept->median_ns / async->median_ns, "<=", 0.6, "x");
     ds_bench_table_target (t, "speed-up of ds new over cudaMalloc+cudaFree", mall->median_ns / ds_new->median_ns, ">=", 50, "x");
     ds_bench_table_print (t);
     CHECK (cudaFree (c.buffer));
@@ -490,12 +552,14 @@ main (int    argc,
       "many small temporaries (DALI's Perf workload of issue 9): per lifecycle 1..100 allocations "
       "of Poisson(1 KiB) for each of host, pinned, device, alignment 16 (256 fixed plans, drawn "
       "before timing). Baselines: host with malloc, pinned and device with the allocator named");
-    DsBenchResult *ds_new, *ds_reused, *if_new, *if_reused;
+    DsBenchResult *ds_new, *ds_reused, *if_new, *if_reused, *ds_kept, *if_kept;
 
     ds_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, allocs (C), unref", small_ds_new, sync_stream, &c, 1, 200000, 2.0);
     ds_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (C)", small_ds_reused, sync_stream, &c, 1, 200000, 1.0);
     if_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, allocs (interface), unref", small_iface_new, sync_stream, &c, 1, 200000, 2.0);
     if_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (interface)", small_iface_reused, sync_stream, &c, 1, 200000, 1.0);
+    ds_kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release (C)", small_ds_kept, sync_stream, &c, 1, 200000, 1.0);
+    if_kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release (interface)", small_iface_kept, sync_stream, &c, 1, 200000, 1.0);
     ds_bench_table_add_case (t, "default pools directly, each temporary", small_pool, sync_stream, &c, 1, 200000, 1.0);
     ds_bench_table_add_case (t, "cudaMallocAsync/cudaFreeAsync each", small_async, sync_stream, &c, 1, 200000, 1.0);
     if (have_cub)
@@ -504,6 +568,7 @@ main (int    argc,
     ds_bench_table_measure (t);
     note_calls (t, "ds new", small_ds_new, &c, 1000);
     note_calls (t, "ds reused", small_ds_reused, &c, 1000);
+    note_calls (t, "ds reused, keep-blocks", small_ds_kept, &c, 1000);
     ds_bench_table_note (t, "reference, not this run: DALI 1.85 us through its interface "
                          "(cudaMallocAsync per allocation 236 us; ds then 6.8 new / 4.2 reused), H200, "
                          "issue 9; ds here, interface: new %.3gx, reused %.3gx that DALI figure",
@@ -512,6 +577,8 @@ main (int    argc,
     ds_bench_table_target (t, "new scratchpad + order, interface", if_new->median_ns / 1000, "<=", 1.2, "us");
     ds_bench_table_target (t, "reused + release, C", ds_reused->median_ns / 1000, "<=", 0.5, "us");
     ds_bench_table_target (t, "reused + release, interface", if_reused->median_ns / 1000, "<=", 0.5, "us");
+    ds_bench_table_target (t, "reused + release with keep-blocks (opt-in), C", ds_kept->median_ns / 1000, "<=", 0.5, "us");
+    ds_bench_table_target (t, "reused + release with keep-blocks (opt-in), interface", if_kept->median_ns / 1000, "<=", 0.5, "us");
     ds_bench_table_print (t);
   }
 
@@ -563,6 +630,7 @@ main (int    argc,
   }
 
   g_object_unref (c.reused);
+  g_object_unref (c.kept);
   if (c.cub != NULL)
     ds_bench_cub_free (c.cub);
   CHECK (cudaStreamSynchronize (c.stream));

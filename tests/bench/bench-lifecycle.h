@@ -26,6 +26,7 @@ typedef struct
   gint              device;
   DsAccessOrder     order;      /* made once, for the cases that reuse it */
   DsScratchpad     *reused;
+  DsScratchpad     *kept;       /* reused, with keep-blocks */
   DsMemoryResource *pools[DS_N_MEMORY_KINDS];
   void             *cub;
   Plan             *plans;

@@ -27,6 +27,7 @@ typedef enum
   MODE_DS_NEW,
   MODE_DS_REUSED,
   MODE_DS_REUSED_SYNC,
+  MODE_DS_KEPT,
   MODE_ASYNC,
   MODE_DS_HOST_NEW,
   MODE_GOBJECT,
@@ -37,6 +38,7 @@ static const char * const mode_names[N_MODES] = {
   "ds new scratchpad",
   "ds reused scratchpad",
   "ds reused scratchpad, cudaStreamSynchronize every 64 lifecycles",
+  "ds reused scratchpad with keep-blocks (opt-in: host and device blocks stay)",
   "cudaMallocAsync x 8",
   "ds new scratchpad, host only (8 host allocs)",
   "baseline: plain GObject new + unref",
@@ -65,6 +67,7 @@ lifecycle (Mode          mode,
 
     case MODE_DS_REUSED:
     case MODE_DS_REUSED_SYNC:
+    case MODE_DS_KEPT:
       ds_bench_alloc_temps (reused, ds_bench_four_kind, G_N_ELEMENTS (ds_bench_four_kind));
       ds_scratchpad_release (reused);
       break;
@@ -133,6 +136,8 @@ worker (DsBenchWorker *w,
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   ds_access_order_init_stream (&order, stream, 0);
   reused = ds_scratchpad_new (&order);
+  if (mode == MODE_DS_KEPT)
+    ds_scratchpad_set_keep_blocks (reused, TRUE);
 
   warm_up_end = ds_bench_now_ns () + WARM_UP_MS * G_GINT64_CONSTANT (1000000);
   for (guint i = 1; i <= WARM_UP; i++)
@@ -265,6 +270,8 @@ main (int    argc,
           rates[MODE_DS_NEW][3] / rates[MODE_ASYNC][3]);
   ds_bench_print_target ("8-thread speed-up of ds reused", rates[MODE_DS_REUSED][3] / rates[MODE_DS_REUSED][0],
                          ">=", 5, "x");
+  ds_bench_print_target ("8-thread speed-up of ds reused with keep-blocks (opt-in)",
+                         rates[MODE_DS_KEPT][3] / rates[MODE_DS_KEPT][0], ">=", 5, "x");
   ds_bench_print_target ("8-thread speed-up of ds new", rates[MODE_DS_NEW][3] / rates[MODE_DS_NEW][0],
                          ">=", 3, "x");
   ds_bench_print_target ("host-only ds new at 8 threads vs plain GObject new + unref at 8 threads "
