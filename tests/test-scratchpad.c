@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "ds-test-fixtures.h"
+#include "ds-scratchpad-private.h"
 
 typedef DsTestScratchpadFixture Fixture;
 
@@ -762,6 +763,204 @@ test_preconditions (Fixture       *f,
   g_assert_cmpuint (ds_test_scratchpad_total_calls (f), ==, 0);
 }
 
+/* Recycled instances (ds-scratchpad-recycle.c) ------------------------------ */
+
+static void
+count_calls (GObject    *object,
+             GParamSpec *pspec,
+             gpointer    data)
+{
+  (*(guint *) data)++;
+}
+
+static void
+count_destroy (gpointer data)
+{
+  (*(guint *) data)++;
+}
+
+/* Takes every instance the thread has stashed (the cases before left
+ * some), so that the case sees its own; unref the array after it. */
+static GPtrArray *
+drain_stash (void)
+{
+  GPtrArray *held = g_ptr_array_new_with_free_func (g_object_unref);
+  DsScratchpad *sp;
+
+  while ((sp = ds_scratchpad_take_recycled ()) != NULL)
+    g_ptr_array_add (held, sp);
+  return held;
+}
+
+/* A scratchpad with every setting changed and memory taken and given
+ * back, then dropped. */
+static gpointer
+used_scratchpad_dropped (DsTestResource *host)
+{
+  g_autoptr(DsAccessOrder) order = ds_access_order_new_host ();
+  DsScratchpad *sp = ds_scratchpad_new (order);
+  gpointer address = sp;
+
+  g_object_set (sp, "host-resource", host, "initial-size-host", (guint64) 4096,
+                "max-block-size", (guint64) 1 << 20, "pinned-dealloc-order", order,
+                "keep-blocks", TRUE, NULL);
+  g_assert_nonnull (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 10000, 0, NULL));
+  ds_scratchpad_release (sp);
+  g_object_unref (sp);
+  return address;
+}
+
+static void
+test_recycle_fresh (void)
+{
+  g_autoptr(GPtrArray) held = drain_stash ();
+  g_autoptr(DsTestResource) host = ds_test_resource_new (DS_MEMORY_KIND_HOST, FALSE);
+  g_autoptr(DsMemoryResource) in_effect = NULL;
+  g_autoptr(GError) error = NULL;
+  guint finalized = ds_scratchpad_get_n_finalized ();
+  gpointer address;
+  DsScratchpad *sp;
+  guint64 max_block_size = 0;
+  gboolean keep = TRUE;
+
+  g_test_summary ("A scratchpad dropped with nothing attached is recycled on "
+                  "its thread: the next ds_scratchpad_new () there returns the "
+                  "same instance, in the state of a new one (every setting at "
+                  "its default, nothing held, settings accepted again), after "
+                  "its memory went back; it is not finalized");
+
+  address = used_scratchpad_dropped (host);
+  g_assert_cmpuint (ds_test_resource_get_n_live (host), ==, 0);
+  ds_test_resource_assert_clean (host);
+  g_assert_cmpuint (G_OBJECT (host)->ref_count, ==, 1);
+
+  sp = ds_scratchpad_new (NULL);
+  g_assert_true ((gpointer) sp == address);
+  g_assert_cmpuint (ds_scratchpad_get_n_finalized (), ==, finalized);
+  g_assert_cmpuint (G_OBJECT (sp)->ref_count, ==, 1);
+
+  g_assert_false (ds_access_order_is_device (ds_scratchpad_get_device_order (sp)));
+  g_assert_false (ds_access_order_is_host (ds_scratchpad_get_device_order (sp)));
+  g_assert_false (ds_scratchpad_get_keep_blocks (sp));
+  g_object_get (sp, "max-block-size", &max_block_size, "keep-blocks", &keep,
+                "host-resource", &in_effect, NULL);
+  g_assert_cmpuint (max_block_size, ==, DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE);
+  g_assert_false (keep);
+  g_assert_false ((gpointer) in_effect == (gpointer) host);
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      g_assert_cmpuint (ds_scratchpad_get_initial_size (sp, kind), ==, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE);
+      g_assert_cmpuint (ds_scratchpad_get_n_blocks (sp, kind), ==, 0);
+      g_assert_cmpuint (ds_scratchpad_get_reserved (sp, kind), ==, 0);
+      g_assert_cmpuint (ds_scratchpad_get_allocated (sp, kind), ==, 0);
+      g_assert_cmpuint (ds_scratchpad_get_n_allocations (sp, kind), ==, 0);
+    }
+
+  /* Usable as new: settings first, then memory from the default pool. */
+  g_object_set (sp, "initial-size-host", (guint64) 8192, NULL);
+  g_assert_cmpuint (ds_scratchpad_get_initial_size (sp, DS_MEMORY_KIND_HOST), ==, 8192);
+  g_assert_nonnull (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 100, 0, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (ds_test_resource_get_n_calls (host), ==, 2);
+  g_object_unref (sp);
+  g_assert_cmpuint (ds_scratchpad_get_n_finalized (), ==, finalized);
+}
+
+static void
+test_recycle_attached (void)
+{
+  g_autoptr(GPtrArray) held = drain_stash ();
+  g_autoptr(GError) error = NULL;
+  guint finalized = ds_scratchpad_get_n_finalized ();
+  guint n_notify = 0, n_destroy = 0;
+  gpointer address;
+  DsScratchpad *sp, *again;
+
+  g_test_summary ("What others attached to a scratchpad decides: with data "
+                  "set on it, it is finalized as ever (the data's destroy "
+                  "notify runs); weak pointers are cleared at its dispose and "
+                  "a run dispose is forgotten, both before it is recycled; "
+                  "signal handlers never reach the next user of a recycled "
+                  "one");
+
+  /* Data set on it: finalized, the destroy notify ran. */
+  sp = ds_scratchpad_new (NULL);
+  g_object_set_data_full (G_OBJECT (sp), "user", &n_destroy, count_destroy);
+  g_object_unref (sp);
+  g_assert_cmpuint (n_destroy, ==, 1);
+  g_assert_cmpuint (ds_scratchpad_get_n_finalized (), ==, finalized + 1);
+
+  /* A weak pointer: cleared at dispose, then recycled. */
+  sp = ds_scratchpad_new (NULL);
+  address = sp;
+  g_object_add_weak_pointer (G_OBJECT (sp), (gpointer *) &sp);
+  g_object_unref (sp);
+  g_assert_null (sp);
+  sp = ds_scratchpad_new (NULL);
+  g_assert_true ((gpointer) sp == address);
+
+  /* g_object_run_dispose (), then the last unref: recycled as new, not
+   * disposed any more. */
+  g_object_run_dispose (G_OBJECT (sp));
+  g_assert_null (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 16, 0, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_DISPOSED);
+  g_clear_error (&error);
+  g_object_unref (sp);
+  sp = ds_scratchpad_new (NULL);
+  g_assert_true ((gpointer) sp == address);
+  g_assert_nonnull (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 16, 0, &error));
+  g_assert_no_error (error);
+
+  /* A handler left connected: recycled, without the handler. */
+  g_signal_connect (sp, "notify::keep-blocks", G_CALLBACK (count_calls), &n_notify);
+  ds_scratchpad_set_keep_blocks (sp, TRUE);
+  g_assert_cmpuint (n_notify, ==, 1);
+  g_object_unref (sp);
+  again = ds_scratchpad_new (NULL);
+  g_assert_true ((gpointer) again == address);
+  ds_scratchpad_set_keep_blocks (again, TRUE);
+  g_assert_cmpuint (n_notify, ==, 1);
+  g_object_unref (again);
+  g_assert_cmpuint (ds_scratchpad_get_n_finalized (), ==, finalized + 1);
+}
+
+static gpointer
+recycle_thread (gpointer data)
+{
+  for (guint i = 0; i < 8; i++)
+    {
+      DsScratchpad *sp[6];
+
+      for (guint j = 0; j < G_N_ELEMENTS (sp); j++)
+        sp[j] = ds_scratchpad_new (NULL);
+      for (guint j = 0; j < G_N_ELEMENTS (sp); j++)
+        {
+          g_assert_nonnull (ds_scratchpad_alloc (sp[j], DS_MEMORY_KIND_HOST, 1000, 0, NULL));
+          g_object_unref (sp[j]);
+        }
+    }
+  return NULL;
+}
+
+static void
+test_recycle_threads (void)
+{
+  guint finalized = ds_scratchpad_get_n_finalized ();
+  GThread *threads[4];
+
+  g_test_summary ("Each thread keeps at most four recycled scratchpads and "
+                  "finalizes them when it exits: 4 threads that each hold 6 "
+                  "at once, 8 times, finalize 2 per round and 4 at exit");
+
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("recycle", recycle_thread, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_thread_join (threads[i]);
+
+  g_assert_cmpuint (ds_scratchpad_get_n_finalized () - finalized, ==,
+                    G_N_ELEMENTS (threads) * (8 * 2 + 4));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -789,6 +988,9 @@ main (int    argc,
   ADD ("issue-12/messages-name-arguments", test_messages_name_arguments);
   ADD ("issue-12/disposed", test_disposed);
   ADD ("issue-12/disposed-with-exports", test_disposed_with_exports);
+  g_test_add_func ("/Ds/Scratchpad/recycle/fresh", test_recycle_fresh);
+  g_test_add_func ("/Ds/Scratchpad/recycle/attached", test_recycle_attached);
+  g_test_add_func ("/Ds/Scratchpad/recycle/threads", test_recycle_threads);
 
 #undef ADD
 
