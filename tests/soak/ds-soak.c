@@ -13,6 +13,8 @@
  * device, the CPU on the host), and gives everything back in the stream's
  * order without waiting. Memory handed to two users at once shows as a
  * mismatch: the pattern of one overwrites the other's before its check.
+ * The long-lived scratchpads of every other thread have keep-blocks on,
+ * and new scratchpads are mostly recycled instances (ds_scratchpad_new ()).
  *
  * The default pools' statistics, VmRSS and the GPU's used memory are
  * printed at the start, the middle and the end. Exits 1 on any mismatch
@@ -375,6 +377,11 @@ main (int    argc,
       *w->mismatches = 0;
       w->order = ds_access_order_new_stream (w->stream, 0);
       w->reused = ds_scratchpad_new (w->order);
+      /* Every other thread's long-lived scratchpad keeps its blocks
+       * across releases (keep-blocks): its next unit's device and host
+       * scratch is the memory the last unit's queued work still uses. */
+      if (t % 2 == 1)
+        ds_scratchpad_set_keep_blocks (w->reused, TRUE);
     }
 
   print_table_header ();
