@@ -11,7 +11,7 @@ import sys
 
 EXPECTED = ['device-id', 'scratch-mode', 'statistics', 'post-messages',
             'frames-processed', 'scratch-time', 'last-scratch-time',
-            'last-process-time', 'release-before-wait', 'ds-reuse', 'ds-new', 'ds-meta',
+            'last-process-time', 'release-before-wait', 'keep-blocks', 'ds-reuse', 'ds-new', 'ds-meta',
             'cuda-malloc', 'preallocated', 'GRAY8', 'I420', 'NV12']
 
 

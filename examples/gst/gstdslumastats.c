@@ -71,6 +71,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_ds_luma_stats_debug);
                                GST_DS_LUMA_STATISTICS_HISTOGRAM)
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_RELEASE_BEFORE_WAIT TRUE
+#define DEFAULT_KEEP_BLOCKS FALSE
 
 enum
 {
@@ -80,6 +81,7 @@ enum
   PROP_STATISTICS,
   PROP_POST_MESSAGES,
   PROP_RELEASE_BEFORE_WAIT,
+  PROP_KEEP_BLOCKS,
   PROP_FRAMES_PROCESSED,
   PROP_SCRATCH_TIME,
   PROP_LAST_SCRATCH_TIME,
@@ -130,6 +132,7 @@ struct _GstDsLumaStats
   guint            statistics;
   gboolean         post_messages;
   gboolean         release_before_wait;
+  gboolean         keep_blocks;
   guint64          frames;
   guint64          scratch_ns;
   guint64          last_scratch_ns;
@@ -138,6 +141,7 @@ struct _GstDsLumaStats
   /* Streaming state (start to stop). */
   GstDsScratchMode mode;
   gboolean         release_early;
+  gboolean         keep;
   GstVideoInfo     info;
   gboolean         cuda_caps;
   gboolean         warned_foreign;
@@ -341,6 +345,9 @@ gst_ds_luma_stats_set_property (GObject      *object,
     case PROP_RELEASE_BEFORE_WAIT:
       self->release_before_wait = g_value_get_boolean (value);
       break;
+    case PROP_KEEP_BLOCKS:
+      self->keep_blocks = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -373,6 +380,9 @@ gst_ds_luma_stats_get_property (GObject    *object,
       break;
     case PROP_RELEASE_BEFORE_WAIT:
       g_value_set_boolean (value, self->release_before_wait);
+      break;
+    case PROP_KEEP_BLOCKS:
+      g_value_set_boolean (value, self->keep_blocks);
       break;
     case PROP_FRAMES_PROCESSED:
       g_value_set_uint64 (value, self->frames);
@@ -511,6 +521,7 @@ gst_ds_luma_stats_start (GstBaseTransform *trans)
   device_id = self->device_id;
   self->mode = self->scratch_mode;
   self->release_early = self->release_before_wait;
+  self->keep = self->keep_blocks;
   self->frames = 0;
   self->scratch_ns = 0;
   self->last_scratch_ns = 0;
@@ -589,13 +600,13 @@ gst_ds_luma_stats_start (GstBaseTransform *trans)
   self->stream = stream;
 
   /* The fast path: one scratchpad for the stream, released per buffer.
-   * keep-blocks: each release keeps the device block (taken again on the
-   * same stream, so stream order alone makes that safe); the pinned
+   * With keep-blocks, each release keeps the device block (taken again on
+   * the same stream, so stream order alone makes that safe); the pinned
    * upload and read-back blocks go back on the stream as before. */
   if (self->mode == GST_DS_SCRATCH_MODE_DS_REUSE)
     {
       self->scratch = new_scratchpad (self, &error);
-      if (self->scratch != NULL)
+      if (self->scratch != NULL && self->keep)
         ds_scratchpad_set_keep_blocks (self->scratch, TRUE);
     }
   stream_context_pop (stream);
@@ -1092,6 +1103,12 @@ gst_ds_luma_stats_class_init (GstDsLumaStatsClass *klass)
                           "(the point of stream-ordered release), or only after waiting "
                           "for the work (for comparison); ds-reuse and ds-new",
                           DEFAULT_RELEASE_BEFORE_WAIT, rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (object_class, PROP_KEEP_BLOCKS,
+    g_param_spec_boolean ("keep-blocks", "Keep blocks",
+                          "ds-reuse: keep the scratchpad's device block from frame to "
+                          "frame (ds_scratchpad_set_keep_blocks) instead of giving it "
+                          "back to the pool after each frame",
+                          DEFAULT_KEEP_BLOCKS, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (object_class, PROP_FRAMES_PROCESSED,
     g_param_spec_uint64 ("frames-processed", "Frames processed",
                          "Frames processed since the element started",
@@ -1141,6 +1158,7 @@ gst_ds_luma_stats_init (GstDsLumaStats *self)
   self->statistics = DEFAULT_STATISTICS;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->release_before_wait = DEFAULT_RELEASE_BEFORE_WAIT;
+  self->keep_blocks = DEFAULT_KEEP_BLOCKS;
   self->mode = DEFAULT_SCRATCH_MODE;
   self->release_early = DEFAULT_RELEASE_BEFORE_WAIT;
 

@@ -37,26 +37,29 @@
 
 #define EXIT_SKIP 77
 
-/* The rows: a scratch mode, and whether the element gives the scratch back
+/* The rows: a scratch mode, whether the element gives the scratch back
  * before waiting for the frame's work (ds's stream-ordered release) or
- * after (the same allocations, released on an idle stream). */
+ * after (the same allocations, released on an idle stream), and whether
+ * its ds-reuse scratchpad keeps its device block (keep-blocks). */
 static const struct
 {
   const char *label;
   const char *mode;
   gboolean    release_before_wait;
+  gboolean    keep_blocks;
 } modes[] = {
-  { "ds-reuse", "ds-reuse", TRUE },
-  { "ds-reuse/wait", "ds-reuse", FALSE },
-  { "ds-new", "ds-new", TRUE },
-  { "ds-new/wait", "ds-new", FALSE },
-  { "ds-meta", "ds-meta", TRUE },
-  { "cuda-malloc", "cuda-malloc", TRUE },
-  { "preallocated", "preallocated", TRUE },
+  { "ds-reuse", "ds-reuse", TRUE, FALSE },
+  { "ds-reuse/keep", "ds-reuse", TRUE, TRUE },
+  { "ds-reuse/wait", "ds-reuse", FALSE, FALSE },
+  { "ds-new", "ds-new", TRUE, FALSE },
+  { "ds-new/wait", "ds-new", FALSE, FALSE },
+  { "ds-meta", "ds-meta", TRUE, FALSE },
+  { "cuda-malloc", "cuda-malloc", TRUE, FALSE },
+  { "preallocated", "preallocated", TRUE, FALSE },
 };
 #define N_MODES G_N_ELEMENTS (modes)
-#define MODE_CUDA_MALLOC 5
-#define MODE_PREALLOCATED 6
+#define MODE_CUDA_MALLOC 6
+#define MODE_PREALLOCATED 7
 
 typedef struct
 {
@@ -121,7 +124,8 @@ run_mode (guint               m,
 
   gst_util_set_object_arg (G_OBJECT (element), "scratch-mode", modes[m].mode);
   g_object_set (element, "post-messages", FALSE,
-                "release-before-wait", modes[m].release_before_wait, NULL);
+                "release-before-wait", modes[m].release_before_wait,
+                "keep-blocks", modes[m].keep_blocks, NULL);
   h = gst_harness_new_full (element, &harness_src, "sink", &harness_sink, "src");
   gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
 
