@@ -39,8 +39,6 @@ struct _DsScratchpad
   /* keep-blocks: a release keeps each kind's newest block where that is
    * safe (ds_scratchpad_release ()). */
   gboolean            keep_blocks;
-  /* Set when its thread's stash finalizes it (ds-scratchpad-recycle.c). */
-  gboolean            no_recycle;
 
   /* UNSET device_order: the legacy default stream of the current device,
    * resolved at the first allocation that needs a device. UNSET dealloc
@@ -109,19 +107,6 @@ gboolean ds_scratchpad_set_max_block_size_internal (DsScratchpad *self,
 /* The get/set_property vfuncs and the twelve properties. */
 void     ds_scratchpad_install_properties (GObjectClass        *object_class);
 
-
-/* Puts every field back as ds_scratchpad_init () leaves it (the
- * generation goes on counting); for a disposed scratchpad that holds no
- * block and no resource. */
-void          ds_scratchpad_reset         (DsScratchpad *self);
-
-/* Recycling (ds-scratchpad-recycle.c): an instance from the thread's
- * stash, ready as if just created, or NULL; and, from dispose, whether
- * @self was reset and stashed (resurrected) instead of finalized. */
-DsScratchpad *ds_scratchpad_take_recycled (void);
-gboolean      ds_scratchpad_try_recycle   (DsScratchpad *self);
-/* How many scratchpads were finalized in this process (for the tests). */
-guint         ds_scratchpad_get_n_finalized (void);
 
 /* Incremented by every release: memory handed out under an older
  * generation has been given back. */

@@ -752,18 +752,6 @@ ds_scratchpad_dispose (GObject *object)
     }
 
   G_OBJECT_CLASS (ds_scratchpad_parent_class)->dispose (object);
-
-  /* From the last unref with nothing attached: kept for the next
-   * ds_scratchpad_new () of this thread instead of finalized. */
-  ds_scratchpad_try_recycle (self);
-}
-
-static guint n_finalized;
-
-guint
-ds_scratchpad_get_n_finalized (void)
-{
-  return (guint) g_atomic_int_get (&n_finalized);
 }
 
 static void
@@ -771,8 +759,6 @@ ds_scratchpad_finalize (GObject *object)
 {
   DsScratchpad *self = DS_SCRATCHPAD (object);
   gboolean held = FALSE;
-
-  g_atomic_int_inc (&n_finalized);
 
   /* Blocks kept at dispose for exports: each export held a reference, so
    * they are all gone now. */
@@ -817,24 +803,6 @@ ds_scratchpad_init (DsScratchpad *self)
     }
 }
 
-void
-ds_scratchpad_reset (DsScratchpad *self)
-{
-  guint64 generation = self->generation;
-
-  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
-    {
-      g_warn_if_fail (self->arenas[kind].n_blocks == 0 && self->resources[kind] == NULL);
-      ds_arena_clear (&self->arenas[kind]);
-    }
-
-  /* Everything after the GObject head, as g_type_create_instance ()
-   * leaves it, then what init sets. */
-  memset ((guint8 *) self + sizeof (GObject), 0, sizeof *self - sizeof (GObject));
-  ds_scratchpad_init (self);
-  self->generation = generation + 1;
-}
-
 /**
  * ds_scratchpad_new:
  * @device_order: (nullable): the order device memory is allocated and
@@ -842,15 +810,6 @@ ds_scratchpad_reset (DsScratchpad *self)
  *   is current at the first GPU allocation
  *
  * Creates a scratchpad. Allocates nothing and makes no CUDA call.
- *
- * The instance may be one this thread dropped before, with nothing
- * attached to it, put back in the state of a new one (GObject's cost of
- * creating and finalizing it is most of a short-lived scratchpad's): to
- * anyone who held it, it was disposed (weak references were notified),
- * as if freed and allocated again. A scratchpad with data set on it
- * (g_object_set_data () and the like; a binding's wrapper) is finalized
- * as always, and g_object_new () always creates. `DS_RECYCLE=0` in the
- * environment turns this off.
  *
  * Returns: (transfer full): a new #DsScratchpad
  */
@@ -884,12 +843,9 @@ ds_scratchpad_new_full (const DsAccessOrder *device_order,
 {
   DsScratchpad *self;
 
-  /* An instance recycled on this thread, if any (ds-scratchpad-recycle.c).
-   * Set the fields directly: the same result as passing properties,
-   * without the GValue round trips on a per-unit-of-work path. */
-  self = ds_scratchpad_take_recycled ();
-  if (self == NULL)
-    self = g_object_new (DS_TYPE_SCRATCHPAD, NULL);
+  /* Set the fields directly: the same result as passing
+   * properties, without the GValue round trips on a per-unit-of-work path. */
+  self = g_object_new (DS_TYPE_SCRATCHPAD, NULL);
   ds_scratchpad_set_order (&self->device_order, device_order);
   ds_scratchpad_set_order (&self->pinned_dealloc_order, pinned_dealloc_order);
   ds_scratchpad_set_order (&self->managed_dealloc_order, managed_dealloc_order);

@@ -13,8 +13,7 @@
  * device, the CPU on the host), and gives everything back in the stream's
  * order without waiting. Memory handed to two users at once shows as a
  * mismatch: the pattern of one overwrites the other's before its check.
- * The long-lived scratchpads of every other thread have keep-blocks on,
- * and new scratchpads are mostly recycled instances (ds_scratchpad_new ()).
+ * The long-lived scratchpads of every other thread have keep-blocks on.
  *
  * The default pools' statistics, VmRSS and the GPU's used memory are
  * printed at the start, the middle and the end. Exits 1 on any mismatch
