@@ -108,6 +108,29 @@ check('alloc (ds_scratchpad_alloc_block), write/read, fill, release', () => {
     assert(again.is_valid(), 'usable after release');
 });
 
+check('keep-blocks: the block stays, views of it do not', () => {
+    const sp = new Ds.Scratchpad({keep_blocks: true});
+    assert(sp.keep_blocks === true && sp.get_keep_blocks(), 'keep-blocks set');
+    const block = sp.alloc(Ds.MemoryKind.HOST, 100, 0);
+    const address = block.get_address();
+    sp.release();
+    assert(!block.is_valid(), 'block invalid after release');
+    assert(sp.get_n_blocks(Ds.MemoryKind.HOST) === 1, 'the block stayed');
+    assert(sp.get_allocated(Ds.MemoryKind.HOST) === 0, 'nothing allocated');
+    let threw = false;
+    try {
+        block.read(0, 1);
+    } catch (e) {
+        threw = e.matches(Ds.Error, Ds.Error.INVALID_ARGUMENT);
+    }
+    assert(threw, 'reading the old view is Ds.Error.INVALID_ARGUMENT');
+    const again = sp.alloc(Ds.MemoryKind.HOST, 100, 0);
+    assert(again.get_address() === address, 'the next unit bumps in the kept block');
+    sp.set_keep_blocks(false);
+    sp.release();
+    assert(sp.get_n_blocks(Ds.MemoryKind.HOST) === 0, 'everything back with keep-blocks off');
+});
+
 check('bad input gives Ds.Error.INVALID_ARGUMENT', () => {
     const sp = new Ds.Scratchpad();
     const e = assertDsError(() => sp.alloc(Ds.MemoryKind.HOST, 16, 3),
