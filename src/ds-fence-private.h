@@ -26,9 +26,12 @@
  *  6. Events outlive streams, so the fences of a destroyed stream complete
  *     when its work does; a fence never checked is resolved, where someone
  *     must block for it, by synchronizing the stream's device, which also
- *     covers a stream destroyed since. A fence whose event could not be
- *     recorded never completes (DS_FENCE_LOST): its blocks are held back
- *     for good rather than reused while work may still use them.
+ *     covers a stream destroyed since: a pool's idle release does so for
+ *     the blocks such fences left idle past its timeout, once per device
+ *     for all of them (ds_stream_state_drain ()). A fence whose event
+ *     could not be recorded never completes (DS_FENCE_LOST): its blocks
+ *     are held back for good rather than reused while work may still use
+ *     them.
  */
 
 #pragma once
@@ -147,6 +150,13 @@ gboolean       ds_stream_state_poll         (DsStreamState       *self,
  * stream's whole device). FALSE if it never will. */
 gboolean       ds_stream_state_wait         (DsStreamState       *self,
                                              guint64              seq,
+                                             DsFenceCounters     *counters);
+/* For releases nobody checked, on streams that may be gone (their handles
+ * cannot be used): synchronizes each device (and context) of @states
+ * once, and marks every release made on them before that complete. A
+ * device that fails to synchronize leaves its states as they were. */
+void           ds_stream_state_drain        (DsStreamState      **states,
+                                             guint                n,
                                              DsFenceCounters     *counters);
 /* Makes @order's stream wait for the fence @seq, without blocking the
  * host where the fence has an event (else as ds_stream_state_wait ()).

@@ -346,6 +346,67 @@ drain_device_locked (DsStreamState   *ss,
   return TRUE;
 }
 
+void
+ds_stream_state_drain (DsStreamState   **states,
+                       guint             n,
+                       DsFenceCounters  *counters)
+{
+  guint64 *released = g_new (guint64, n);
+  gboolean *done = g_new0 (gboolean, n);
+
+  /* Only the releases made before the wait begins are covered by it. */
+  for (guint i = 0; i < n; i++)
+    released[i] = __atomic_load_n (&states[i]->released, __ATOMIC_ACQUIRE);
+
+  for (guint i = 0; i < n; i++)
+    {
+      DsStreamState *leader = states[i];
+      GError *error = NULL;
+      DsCudaScope scope;
+      gboolean ok;
+
+      if (done[i] || ds_stream_state_known_complete (leader, released[i]))
+        continue;
+
+      counters->event_waits++;
+      ok = ds_cuda_scope_enter (&scope, leader->device, leader->context, &error);
+      if (ok)
+        {
+          ok = ds_cuda_device_synchronize (&error);
+          ds_cuda_scope_leave (&scope);
+        }
+      if (!ok)
+        {
+          g_mutex_lock (&leader->lock);
+          stream_state_warn (leader, error);
+          g_mutex_unlock (&leader->lock);
+        }
+
+      /* One wait covers every stream of the device (and context). */
+      for (guint j = i; j < n; j++)
+        {
+          DsStreamState *ss = states[j];
+          guint k = 0;
+
+          if (done[j] || ss->device != leader->device || ss->context != leader->context)
+            continue;
+          done[j] = TRUE;
+          if (!ok)
+            continue;
+
+          g_mutex_lock (&ss->lock);
+          while (k < ss->n_fences && fence_at (ss, k)->seq <= released[j])
+            k++;
+          fences_retire_locked (ss, k);
+          mark_completed (ss, released[j]);
+          g_mutex_unlock (&ss->lock);
+        }
+    }
+
+  g_free (done);
+  g_free (released);
+}
+
 /* Blocks on @event, in the context of @ss. */
 static gboolean
 event_synchronize (DsStreamState  *ss,

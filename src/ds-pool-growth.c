@@ -22,16 +22,21 @@
  * has been idle at least since epoch e + 1 began: when that is longer ago
  * than the idle timeout, and the pool holds more than its release
  * threshold, the block goes back upstream (largest classes, oldest blocks
- * first, until the threshold holds). Only blocks whose fence is known or
- * found complete (a query, no wait) go: blocks still pending on a stream
- * stay, as with trim. Blocks given back on a stream without an event (the
- * lazy policy: a stream that takes its own blocks back never needs one)
- * are found complete by checking the stream the block just given back
- * came on, which is alive then. So a burst given back on a stream that
- * keeps running goes back upstream; one left by a stream nobody uses any
- * more stays until a trim, a drain or forget_context. Nothing runs while
- * the pool is not used: a pool idle as a whole keeps what it has until
- * its next use or a trim.
+ * first, until the threshold holds). Blocks whose fence is known or
+ * found complete (a query, no wait) go first; blocks whose fence has an
+ * event still running stay (their stream is busy). Blocks given back on
+ * a stream without an event (the lazy policy: a stream that takes its
+ * own blocks back never needs one) are found complete by checking the
+ * stream the block just given back came on, which is alive then. Those
+ * left by a stream nobody gives back on any more (most often a stream
+ * since destroyed: its handle must not be used) go too once they have
+ * been idle as long: one device-wide synchronize covers every such
+ * stream of the device, at a point where giving blocks back upstream
+ * (cudaFree, cudaFreeHost) waits for the device anyway. Without that, a
+ * program that makes and destroys streams would leave a few releases'
+ * blocks behind with each, counted as demand, and the pool would grow
+ * with the number of streams. Nothing runs while the pool is not used: a
+ * pool idle as a whole keeps what it has until its next use or a trim.
  */
 
 #include "config.h"
@@ -166,6 +171,29 @@ evict_locked (DsPoolResource  *self,
       gboolean scoped = ds_pool_enter_scope (self, &scope);
       gpointer ptr;
       gsize up_size, up_align;
+      GPtrArray *unfenced = NULL;
+
+      /* Releases with no event to wait for: one device-wide wait covers
+       * all of a device's streams, rather than one per stream. */
+      for (i = 0; i < victims->len; i++)
+        {
+          DsPoolVictim *v = &g_array_index (victims, DsPoolVictim, i);
+
+          if (v->ss != NULL && v->seq != DS_FENCE_LOST &&
+              !ds_stream_state_known_complete (v->ss, v->seq) &&
+              !ds_stream_state_is_fenced (v->ss, v->seq))
+            {
+              if (unfenced == NULL)
+                unfenced = g_ptr_array_new ();
+              g_ptr_array_add (unfenced, v->ss);
+            }
+        }
+      if (unfenced != NULL)
+        {
+          ds_stream_state_drain ((DsStreamState **) unfenced->pdata, unfenced->len,
+                                 &self->grow_cuda);
+          g_ptr_array_free (unfenced, TRUE);
+        }
 
       for (i = 0; i < victims->len; i++)
         {
@@ -515,7 +543,7 @@ ds_pool_release_idle (DsPoolResource      *self,
               ds_stream_state_check (ss, seq, order, &self->grow_cuda);
             }
 
-          evict_locked (self, self->held - threshold, DS_POOL_EVICT_POLL, cut);
+          evict_locked (self, self->held - threshold, DS_POOL_EVICT_STALE, cut);
           self->idle_releases += self->upstream_deallocations - before;
         }
     }

@@ -609,8 +609,12 @@ ds_pool_resource_class_init (DsPoolResourceClass *klass)
    * thread's shard; one clock read), never by a thread of its own, so a
    * pool that nobody uses keeps what it has until its next use or
    * [method@Ds.PoolResource.trim]. Only blocks that no stream work uses
-   * any more go, as with trim: blocks given back in a stream's order stay
-   * until their stream's work is known complete.
+   * any more go: a block given back in a stream's order stays while an
+   * event recorded on that stream after it is still running. One given
+   * back on a stream that nobody has checked since (most often a stream
+   * destroyed by now, whose handle cannot be used) goes too: the pool
+   * synchronizes its device once for all such streams, where giving
+   * blocks back upstream waits for the device anyway.
    *
    * This overrides the pool's memory bound (twice the peak demand ever
    * seen, which does not decay): after a burst, idle blocks go back

@@ -208,6 +208,9 @@ typedef enum
 {
   DS_POOL_EVICT_READY,      /* only blocks known to be reusable */
   DS_POOL_EVICT_POLL,       /* also blocks whose fence has completed by now */
+  DS_POOL_EVICT_STALE,      /* also blocks whose fence has no event: the caller
+                             * waits for their devices (their streams may be
+                             * gone, so only a device-wide wait can tell) */
   DS_POOL_EVICT_ALL,        /* everything; the caller waits for the fences */
 } DsPoolEvictMode;
 

@@ -275,6 +275,9 @@ ds_pool_shard_evict_locked (DsPoolShard     *shard,
                 take = ds_stream_state_known_complete (b->ss, b->seq);
               else if (mode == DS_POOL_EVICT_POLL)
                 take = ds_stream_state_poll (b->ss, b->seq, counters);
+              else if (mode == DS_POOL_EVICT_STALE)
+                take = !ds_stream_state_is_fenced (b->ss, b->seq) ||
+                       ds_stream_state_poll (b->ss, b->seq, counters);
               else
                 take = TRUE;
 

@@ -353,6 +353,95 @@ test_cuda_lazy_idle_release (Fixture       *f,
   ds_test_pool_reset_policies ();
 }
 
+#define N_DEAD_STREAMS 24
+
+static void
+test_cuda_lazy_dead_streams (Fixture       *f,
+                             gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  gpointer buffer;
+  DsPoolStats s, dead;
+  guint i;
+
+  g_test_summary ("Lazy fences and dead streams: blocks given back without an "
+                  "event on streams destroyed since go back upstream once idle "
+                  "(one device-wide wait for all of them), so that making and "
+                  "destroying streams does not make the pool grow");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+  DS_TEST_CUDA_CHECK (cudaMalloc (&buffer, 1 << 20));
+
+  fake_now = g_get_monotonic_time ();
+  ds_pool_set_clock_for_testing (fake_clock);
+  g_assert_finalize_object (g_steal_pointer (&f->pool));
+  f->pool = ds_pool_resource_new (DS_MEMORY_RESOURCE (f->up));
+  ds_pool_resource_set_release_threshold (DS_POOL_RESOURCE (f->pool), 1 << 20);
+  ds_pool_resource_set_idle_timeout (DS_POOL_RESOURCE (f->pool), 1000);
+
+  /* Each stream: three units of 1 MiB in its own order, with work queued
+   * between them, then it is destroyed. Its first release may be checked;
+   * the later ones are not (the lazy policy checks every 8th), so its
+   * block is left pending under a fence with no event. */
+  for (i = 0; i < N_DEAD_STREAMS; i++)
+    {
+      cudaStream_t stream = ds_test_stream_new ();
+      DsAccessOrder order;
+
+      ds_access_order_init_stream (&order, stream, -1);
+      for (guint k = 0; k < 3; k++)
+        {
+          gpointer p = ds_memory_resource_allocate_async (f->pool, 1 << 20, 0, &order, &error);
+
+          g_assert_no_error (error);
+          DS_TEST_CUDA_CHECK (cudaMemsetAsync (buffer, (int) k, 1 << 20, stream));
+          g_assert_true (ds_memory_resource_deallocate_async (f->pool, p, 1 << 20, 0, &order,
+                                                              NULL));
+        }
+      ds_test_stream_free (stream);
+      fake_now += 1000;
+    }
+
+  dead = ds_test_pool_stats (f->pool);
+  g_test_message ("after %u dead streams: held %" G_GUINT64_FORMAT " B, pending %"
+                  G_GUINT64_FORMAT " B, %" G_GUINT64_FORMAT " upstream allocations",
+                  N_DEAD_STREAMS, dead.bytes_held, dead.bytes_pending,
+                  dead.upstream_allocations);
+  /* Nobody can tell those blocks are free without waiting: each new
+   * stream took a block of its own. */
+  g_assert_cmpuint (dead.bytes_held, >=, (guint64) (N_DEAD_STREAMS / 2) << 20);
+  g_assert_cmpuint (dead.bytes_pending, >=, (guint64) (N_DEAD_STREAMS / 2) << 20);
+  g_assert_cmpuint (dead.bytes_in_use, ==, 0);
+
+  /* Steady small work on a live stream, 10 ms apart, for 20 s of the
+   * fake clock: the pool looks every 256 blocks given back. */
+  for (i = 0; i < 2000; i++)
+    {
+      lazy_idle_unit (f, buffer);
+      fake_now += 10000;
+    }
+
+  s = ds_test_pool_stats (f->pool);
+  g_test_message ("after the steady work: held %" G_GUINT64_FORMAT " B, pending %"
+                  G_GUINT64_FORMAT " B, %" G_GUINT64_FORMAT " idle releases, %"
+                  G_GUINT64_FORMAT " waits",
+                  s.bytes_held, s.bytes_pending, s.idle_releases, s.event_waits);
+  g_assert_cmpuint (s.bytes_held, <=, 1 << 20);
+  g_assert_cmpuint (s.idle_releases, >=, dead.bytes_held >> 20);
+  g_assert_cmpuint (ds_test_resource_get_live_bytes (f->up), ==, s.bytes_held);
+  /* The dead streams' fences were settled by one device-wide wait (two if
+   * a look fell between their releases and the timeout of the last). */
+  g_assert_cmpuint (s.event_waits - dead.event_waits, >=, 1);
+  g_assert_cmpuint (s.event_waits - dead.event_waits, <=, 2);
+  ds_test_pool_assert_within_bound (f->pool);
+
+  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (f->stream));
+  DS_TEST_CUDA_CHECK (cudaFree (buffer));
+  ds_pool_set_clock_for_testing (NULL);
+  ds_test_pool_reset_policies ();
+}
+
 static void
 test_cuda_lazy_host_reuse (void)
 {
@@ -807,6 +896,7 @@ main (int    argc,
   ADD ("lazy/same-stream", STREAM, test_cuda_lazy_same_stream);
   ds_test_add_gpu_func ("/Ds/PoolResource/cuda/lazy/host-reuse", test_cuda_lazy_host_reuse);
   ADD ("lazy/idle-release", STREAM, test_cuda_lazy_idle_release);
+  ADD ("lazy/dead-streams", STREAM, test_cuda_lazy_dead_streams);
   ADD ("legacy-stream", 0, test_cuda_legacy_stream);
   ADD ("cross-stream/query", 0, test_cuda_cross_stream_query);
   ADD ("cross-stream/wait", 0, test_cuda_cross_stream_wait);
