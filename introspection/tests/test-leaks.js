@@ -71,7 +71,12 @@ check(`documented path (release in finally): ${N} lifecycles`, () => {
     // block and the bytes, ~1.5 KiB a lifecycle until its next GC; plain
     // GObject churn does the same). A 64 KiB scratch block kept per
     // lifecycle would be 40 times the bound.
-    if (grown > N * 8 * 1024)
+    // Under AddressSanitizer (meson test --setup asangi) freed memory sits
+    // in its quarantine: RSS says nothing there; the pool is still checked.
+    const sanitizer = GLib.getenv('DS_TEST_SANITIZER');
+    if (sanitizer)
+        print(`# RSS not checked under the ${sanitizer} sanitizer`);
+    else if (grown > N * 8 * 1024)
         throw new Error(`RSS grew by ${(grown / MiB).toFixed(1)} MiB`);
     if (pool.get_stats().bytes_in_use !== inUse)
         throw new Error('the host pool holds memory after release()');
