@@ -253,6 +253,19 @@ fake_clock (void)
   return fake_now;
 }
 
+/* Replaces @f's pool with one made now, on the fake clock: release
+ * threshold 1 MiB, idle timeout 1 s. */
+static void
+fake_clock_pool (Fixture *f)
+{
+  fake_now = g_get_monotonic_time ();
+  ds_pool_set_clock_for_testing (fake_clock);
+  g_assert_finalize_object (g_steal_pointer (&f->pool));
+  f->pool = ds_pool_resource_new (DS_MEMORY_RESOURCE (f->up));
+  ds_pool_resource_set_release_threshold (DS_POOL_RESOURCE (f->pool), 1 << 20);
+  ds_pool_resource_set_idle_timeout (DS_POOL_RESOURCE (f->pool), 1000);
+}
+
 /* One unit of steady work on @f's stream: four 4 KiB blocks, a memset. */
 static void
 lazy_idle_unit (Fixture *f,
@@ -290,13 +303,7 @@ test_cuda_lazy_idle_release (Fixture       *f,
   ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
   DS_TEST_CUDA_CHECK (cudaMalloc (&buffer, 4));
 
-  /* A pool made now, on the fake clock. */
-  fake_now = g_get_monotonic_time ();
-  ds_pool_set_clock_for_testing (fake_clock);
-  g_assert_finalize_object (g_steal_pointer (&f->pool));
-  f->pool = ds_pool_resource_new (DS_MEMORY_RESOURCE (f->up));
-  ds_pool_resource_set_release_threshold (DS_POOL_RESOURCE (f->pool), 1 << 20);
-  ds_pool_resource_set_idle_timeout (DS_POOL_RESOURCE (f->pool), 1000);
+  fake_clock_pool (f);
 
   /* The burst: 16 MiB on the stream, given back in its order, one
    * release each: only the first is checked; the rest have no event. */
@@ -373,12 +380,7 @@ test_cuda_lazy_dead_streams (Fixture       *f,
   ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
   DS_TEST_CUDA_CHECK (cudaMalloc (&buffer, 1 << 20));
 
-  fake_now = g_get_monotonic_time ();
-  ds_pool_set_clock_for_testing (fake_clock);
-  g_assert_finalize_object (g_steal_pointer (&f->pool));
-  f->pool = ds_pool_resource_new (DS_MEMORY_RESOURCE (f->up));
-  ds_pool_resource_set_release_threshold (DS_POOL_RESOURCE (f->pool), 1 << 20);
-  ds_pool_resource_set_idle_timeout (DS_POOL_RESOURCE (f->pool), 1000);
+  fake_clock_pool (f);
 
   /* Each stream: three units of 1 MiB in its own order, with work queued
    * between them, then it is destroyed. Its first release may be checked;

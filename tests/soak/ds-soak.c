@@ -14,6 +14,11 @@
  * order without waiting. Memory handed to two users at once shows as a
  * mismatch: the pattern of one overwrites the other's before its check.
  * The long-lived scratchpads of every other thread have keep-blocks on.
+ * Every STREAM_EVERY lifecycles a thread replaces its stream (and its
+ * order and long-lived scratchpad) and destroys the old one with its work
+ * still queued: blocks given back on it stay pending until a pool's idle
+ * release settles them with a device-wide wait, while the other threads
+ * keep taking blocks.
  *
  * The default pools' statistics, VmRSS and the GPU's used memory are
  * printed at the start, the middle and the end. Exits 1 on any mismatch
@@ -39,6 +44,7 @@
 
 #define STAGING_SIZE ((gsize) 16 << 20)
 #define SYNC_EVERY 128
+#define STREAM_EVERY 2048
 
 typedef struct
 {
@@ -55,6 +61,7 @@ typedef struct
   guint64        gpu_checked;
   guint64        host_mismatches;
   guint64        gpu_mismatches;
+  guint64        streams_replaced;
   char          *failure;
 } Worker;
 
@@ -219,6 +226,50 @@ lifecycle (Worker *w,
   w->lifecycles++;
 }
 
+/* The thread's order and long-lived scratchpad, on its current stream.
+ * Every other thread's long-lived scratchpad keeps its blocks across
+ * releases (keep-blocks): its next unit's device and host scratch is the
+ * memory the last unit's queued work still uses. */
+static void
+worker_bind_stream (Worker *w)
+{
+  w->order = ds_access_order_new_stream (w->stream, 0);
+  w->reused = ds_scratchpad_new (w->order);
+  if (w->index % 2 == 1)
+    ds_scratchpad_set_keep_blocks (w->reused, TRUE);
+}
+
+/* A new stream for the thread; the old one is destroyed with its work
+ * still queued (CUDA finishes it). The new stream waits for that work, so
+ * that the staging buffer and the mismatch count stay in order and the
+ * next sync_and_count () covers the old stream's checks too. */
+static gboolean
+replace_stream (Worker *w)
+{
+  cudaStream_t old = w->stream;
+  cudaEvent_t done;
+
+  g_clear_object (&w->reused);          /* gives back on the old stream */
+  g_clear_pointer (&w->order, ds_access_order_free);
+  if (!CUDA_OK (w, cudaEventCreateWithFlags (&done, cudaEventDisableTiming)))
+    return FALSE;
+  if (!CUDA_OK (w, cudaEventRecord (done, old)) ||
+      !CUDA_OK (w, cudaStreamCreateWithFlags (&w->stream, cudaStreamNonBlocking)) ||
+      !CUDA_OK (w, cudaStreamWaitEvent (w->stream, done, 0)))
+    {
+      w->stream = old;
+      cudaEventDestroy (done);
+      worker_bind_stream (w);
+      return FALSE;
+    }
+  cudaEventDestroy (done);
+  CUDA_OK (w, cudaStreamDestroy (old));
+  worker_bind_stream (w);
+  w->streams_replaced++;
+
+  return TRUE;
+}
+
 static gpointer
 worker_main (gpointer user_data)
 {
@@ -234,6 +285,8 @@ worker_main (gpointer user_data)
         break;
       lifecycle (w, id);
       if (w->lifecycles % SYNC_EVERY == 0 && !sync_and_count (w))
+        break;
+      if (w->lifecycles % STREAM_EVERY == 0 && !replace_stream (w))
         break;
     }
   sync_and_count (w);
@@ -258,8 +311,8 @@ print_table_header (void)
 {
   g_print ("| phase | lifecycles | VmRSS MiB | GPU used MiB | kind | held MiB | cached MiB "
            "| in use MiB | pending MiB | peak in use MiB | upstream allocs | upstream frees "
-           "| cache hits | cache misses | events recorded |\n");
-  g_print ("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "| idle releases | cache hits | cache misses | events recorded | blocking waits |\n");
+  g_print ("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 }
 
 static void
@@ -282,12 +335,14 @@ print_phase (const char *phase,
         ds_pool_resource_get_stats (DS_POOL_RESOURCE (res), &s);
       g_print ("| %s | %" G_GUINT64_FORMAT " | %.1f | %.1f | %s | %.2f | %.2f | %.2f | %.2f "
                "| %.2f | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT
-               " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " |\n",
+               " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT
+               " | %" G_GUINT64_FORMAT " |\n",
                phase, lifecycles, rss / 1024.0, (double) (total_b - free_b) / M,
                kind_name (kind),
                s.bytes_held / M, s.bytes_cached / M, s.bytes_in_use / M, s.bytes_pending / M,
                s.peak_bytes_in_use / M, s.upstream_allocations, s.upstream_deallocations,
-               s.cache_hits, s.cache_misses, s.events_recorded);
+               s.idle_releases, s.cache_hits, s.cache_misses, s.events_recorded,
+               s.event_waits);
     }
 }
 
@@ -317,7 +372,7 @@ main (int    argc,
   GThread **threads;
   const char *phases[] = { "first half", "second half" };
   guint64 total_lifecycles = 0, total_allocs = 0, total_bytes = 0, total_checked = 0;
-  guint64 host_bad = 0, gpu_bad = 0;
+  guint64 host_bad = 0, gpu_bad = 0, streams_replaced = 0;
   int count = 0, phase, t, status = 0;
   cudaError_t r;
 
@@ -374,13 +429,7 @@ main (int    argc,
           return 1;
         }
       *w->mismatches = 0;
-      w->order = ds_access_order_new_stream (w->stream, 0);
-      w->reused = ds_scratchpad_new (w->order);
-      /* Every other thread's long-lived scratchpad keeps its blocks
-       * across releases (keep-blocks): its next unit's device and host
-       * scratch is the memory the last unit's queued work still uses. */
-      if (t % 2 == 1)
-        ds_scratchpad_set_keep_blocks (w->reused, TRUE);
+      worker_bind_stream (w);
     }
 
   print_table_header ();
@@ -417,6 +466,7 @@ main (int    argc,
       total_checked += w->gpu_checked;
       host_bad += w->host_mismatches;
       gpu_bad += w->gpu_mismatches;
+      streams_replaced += w->streams_replaced;
       if (w->failure != NULL)
         {
           g_printerr ("FAIL: thread %d: %s\n", t, w->failure);
@@ -435,11 +485,13 @@ main (int    argc,
     status = 1;
 
   g_print ("ds-soak: %" G_GUINT64_FORMAT " lifecycles, %" G_GUINT64_FORMAT " allocations, "
-           "%.1f GiB written, %" G_GUINT64_FORMAT " regions checked on the GPU; "
+           "%.1f GiB written, %" G_GUINT64_FORMAT " regions checked on the GPU, %"
+           G_GUINT64_FORMAT " streams destroyed busy; "
            "mismatches: %" G_GUINT64_FORMAT " on the host, %" G_GUINT64_FORMAT
            " on the GPU; seed %" G_GUINT64_FORMAT "; %s\n",
            total_lifecycles, total_allocs, total_bytes / (1024.0 * 1024.0 * 1024.0),
-           total_checked, host_bad, gpu_bad, opt_seed, status == 0 ? "PASS" : "FAIL");
+           total_checked, streams_replaced, host_bad, gpu_bad, opt_seed,
+           status == 0 ? "PASS" : "FAIL");
 
   g_free (threads);
   g_free (workers);
