@@ -374,6 +374,59 @@ test_no_overlap (Fixture       *f,
   ds_test_assert_disjoint (ranges);
 }
 
+/* The inline bump with a size and an alignment known at compile time (its
+ * own formulation in ds-scratchpad.h): each allocation lands where the
+ * general one would, right after the last one, aligned; the block fills to
+ * its last byte and the next allocation takes a new block. */
+static void
+test_inline_constant_size (Fixture       *f,
+                           gconstpointer  user_data)
+{
+  const _DsScratchpadWindow *w =
+    &((const _DsScratchpadHead *) (const void *) f->sp)->_windows[DS_MEMORY_KIND_HOST];
+  guintptr end, expected;
+  guint8 *first, *p = NULL;
+  guint n = 0;
+
+  g_test_summary ("A constant size that keeps its constant alignment lands where "
+                  "the general bump puts it, fills the block to its end, and "
+                  "the next one takes a new block");
+
+  /* Runtime size and alignment: leaves the cursor unaligned. */
+  first = ds_test_scratchpad_alloc_ok (f, DS_MEMORY_KIND_HOST, 3, 1);
+  end = w->_end;
+  expected = ((guintptr) first + 3 + 15) & ~(guintptr) 15;
+
+  while (expected + 32 <= end)
+    {
+      p = ds_scratchpad_alloc (f->sp, DS_MEMORY_KIND_HOST, 32, 16, NULL);
+      g_assert_true ((guintptr) p == expected);
+      memset (p, 0x5a, 32);
+      expected += 32;
+      n++;
+    }
+  g_assert_cmpuint (n, >, 0);
+  g_assert_true ((guintptr) p + 32 == end || end - ((guintptr) p + 32) < 32);
+  g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, DS_MEMORY_KIND_HOST), ==, 1);
+  g_assert_cmpuint (ds_scratchpad_get_n_allocations (f->sp, DS_MEMORY_KIND_HOST), ==, n + 1);
+  g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, DS_MEMORY_KIND_HOST), ==, 3 + 32 * n);
+
+  /* The next one does not fit: a new block, aligned, outside the old one. */
+  p = ds_scratchpad_alloc (f->sp, DS_MEMORY_KIND_HOST, 32, 16, NULL);
+  g_assert_nonnull (p);
+  ds_test_assert_aligned (p, 16);
+  g_assert_true ((guintptr) p + 32 <= (guintptr) first || (guintptr) p >= end);
+  g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, DS_MEMORY_KIND_HOST), ==, 2);
+
+  /* The array macro (a constant count of an aligned type) takes the same
+   * path. */
+  {
+    guint64 *a = DS_SCRATCHPAD_ALLOC_HOST (f->sp, guint64, 4, NULL);
+
+    g_assert_true ((guintptr) a == (guintptr) p + 32);
+  }
+}
+
 /* Without CUDA ---------------------------------------------------------------------- */
 
 static void
@@ -781,6 +834,7 @@ main (int    argc,
   ADD ("alloc/overflow", test_overflow);
   ADD ("alloc/unknown-kind", test_unknown_kind);
   ADD ("alloc/no-overlap", test_no_overlap);
+  ADD ("alloc/inline-constant-size", test_inline_constant_size);
   g_test_add_func ("/Ds/Scratchpad/no-device/gpu-kinds", test_no_device);
   g_test_add_func ("/Ds/Scratchpad/no-device/stream-order", test_no_device_stream_order);
   ADD ("to-contiguous/bad-input", test_to_contiguous_bad_input);
