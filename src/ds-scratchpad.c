@@ -844,11 +844,15 @@ ds_scratchpad_new_full (const DsAccessOrder *device_order,
   DsScratchpad *self;
 
   /* Set the fields directly: the same result as passing
-   * properties, without the GValue round trips on a per-unit-of-work path. */
+   * properties, without the GValue round trips on a per-unit-of-work path.
+   * The instance comes zero-filled, which is what a NULL order is. */
   self = g_object_new (DS_TYPE_SCRATCHPAD, NULL);
-  ds_scratchpad_set_order (&self->device_order, device_order);
-  ds_scratchpad_set_order (&self->pinned_dealloc_order, pinned_dealloc_order);
-  ds_scratchpad_set_order (&self->managed_dealloc_order, managed_dealloc_order);
+  if (device_order != NULL)
+    self->device_order = *device_order;
+  if (pinned_dealloc_order != NULL)
+    self->pinned_dealloc_order = *pinned_dealloc_order;
+  if (managed_dealloc_order != NULL)
+    self->managed_dealloc_order = *managed_dealloc_order;
   if (initial_sizes != NULL)
     for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
       ds_scratchpad_set_initial_size (self, kind, initial_sizes[kind]);
