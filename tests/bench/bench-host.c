@@ -41,6 +41,14 @@ construct_plain (gpointer data,
     g_object_unref (g_object_new (DS_TYPE_BENCH_PLAIN, NULL));
 }
 
+static void
+construct_plain_props (gpointer data,
+                       guint    n)
+{
+  for (guint i = 0; i < n; i++)
+    g_object_unref (g_object_new (DS_TYPE_BENCH_PLAIN_PROPS, NULL));
+}
+
 /* The 8 host temporaries of one unit of work (each <= 256 KiB). */
 static const gsize unit_sizes[8] = {
   16 << 10, 48 << 10, 256 << 10, 64 << 10, 1 << 10, 4 << 10, 128 << 10, 200,
@@ -340,16 +348,28 @@ main (int    argc,
   {
     g_autoptr(DsBenchTable) t = ds_bench_table_new ("construction: a scratchpad made and dropped, "
                                                     "nothing allocated, against a plain GObject");
-    DsBenchResult *ds, *plain;
+    DsBenchResult *ds, *plain, *props;
 
     g_type_ensure (DS_TYPE_BENCH_PLAIN);
+    g_type_ensure (DS_TYPE_BENCH_PLAIN_PROPS);
     ds = ds_bench_table_add_case (t, "ds_scratchpad_new (NULL) + unref", construct_ds, NULL, &h, 0, 100000, 1.0);
     ds_bench_table_add_case (t, "ds_scratchpad_new_full (host, ..., sizes) + unref", construct_ds_full, NULL, &h, 0, 100000, 1.0);
+    props = ds_bench_table_add_case (t, "baseline: g_object_new (a final type with 13 plain properties, "
+                                     "none construct, as DsScratchpad) + unref",
+                                     construct_plain_props, NULL, &h, 0, 100000, 1.0);
     plain = ds_bench_table_add_case (t, "baseline: g_object_new (a final type with no properties) + unref",
                                      construct_plain, NULL, &h, 0, 100000, 1.0);
     ds_bench_table_measure (t);
-    ds_bench_table_target (t, "ds_scratchpad_new + unref vs a plain GObject",
-                           ds->median_ns / plain->median_ns, "<=", 1.1, "x");
+    /* Issue 9's target is against "a plain GObject with no construct
+     * properties"; its own GObject figure was of a type with 11 plain
+     * properties. A type with none skips GLib's notify-queue freeze and
+     * thaw at construction (two takes of a process-wide lock): the
+     * stricter ratio is printed beside it. */
+    ds_bench_table_target (t, "ds_scratchpad_new + unref vs a plain GObject with the same 13 plain "
+                           "properties, none construct (issue 9's baseline)",
+                           ds->median_ns / props->median_ns, "<=", 1.1, "x");
+    ds_bench_table_note (t, "stricter, against a type with no properties at all (no notify queue): "
+                         "%.2fx", ds->median_ns / plain->median_ns);
     ds_bench_table_print (t);
   }
 

@@ -26,6 +26,70 @@ ds_bench_plain_init (DsBenchPlain *self)
 {
 }
 
+/* Issue 9's GObject baseline: as many plain read-write properties as
+ * DsScratchpad has (none construct), so that GLib freezes and thaws its
+ * notify queue at construction as it does for a scratchpad. */
+#define N_PLAIN_PROPS 13
+
+struct _DsBenchPlainProps
+{
+  GObject parent_instance;
+  guint64 values[N_PLAIN_PROPS];
+};
+
+G_DEFINE_FINAL_TYPE (DsBenchPlainProps, ds_bench_plain_props, G_TYPE_OBJECT)
+
+static void
+ds_bench_plain_props_get_property (GObject    *object,
+                                   guint       prop_id,
+                                   GValue     *value,
+                                   GParamSpec *pspec)
+{
+  DsBenchPlainProps *self = (DsBenchPlainProps *) object;
+
+  if (prop_id >= 1 && prop_id <= N_PLAIN_PROPS)
+    g_value_set_uint64 (value, self->values[prop_id - 1]);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+static void
+ds_bench_plain_props_set_property (GObject      *object,
+                                   guint         prop_id,
+                                   const GValue *value,
+                                   GParamSpec   *pspec)
+{
+  DsBenchPlainProps *self = (DsBenchPlainProps *) object;
+
+  if (prop_id >= 1 && prop_id <= N_PLAIN_PROPS)
+    self->values[prop_id - 1] = g_value_get_uint64 (value);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+static void
+ds_bench_plain_props_class_init (DsBenchPlainPropsClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->get_property = ds_bench_plain_props_get_property;
+  object_class->set_property = ds_bench_plain_props_set_property;
+  for (guint i = 1; i <= N_PLAIN_PROPS; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("value-%u", i);
+
+      g_object_class_install_property (object_class, i,
+        g_param_spec_uint64 (g_intern_string (name), NULL, NULL, 0, G_MAXUINT64, 0,
+                             G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
+                             G_PARAM_STATIC_STRINGS));
+    }
+}
+
+static void
+ds_bench_plain_props_init (DsBenchPlainProps *self)
+{
+}
+
 /* One cache line each, so that no two workers share one. */
 struct _DsBenchWorker
 {

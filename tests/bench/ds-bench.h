@@ -85,10 +85,13 @@ ds_bench_alloc_temps (DsScratchpad      *sp,
     ds_bench_sink = ds_scratchpad_alloc (sp, temps[k].kind, temps[k].size, 0, NULL);
 }
 
-/* The GObject baseline: a final type with no properties
- * (ds-bench-threads.c). */
+/* The GObject baselines (ds-bench-threads.c): a final type with no
+ * properties, and issue 9's: a final type with as many plain read-write
+ * properties as DsScratchpad (13, none construct). */
 #define DS_TYPE_BENCH_PLAIN (ds_bench_plain_get_type ())
 G_DECLARE_FINAL_TYPE (DsBenchPlain, ds_bench_plain, DS, BENCH_PLAIN, GObject)
+#define DS_TYPE_BENCH_PLAIN_PROPS (ds_bench_plain_props_get_type ())
+G_DECLARE_FINAL_TYPE (DsBenchPlainProps, ds_bench_plain_props, DS, BENCH_PLAIN_PROPS, GObject)
 
 /* The exit status meson reads as "skipped". */
 #define DS_BENCH_SKIP 77
