@@ -65,8 +65,9 @@
  * [property@Ds.PoolResource:idle-timeout] (5 s by default), so that a
  * burst does not keep its memory held for the life of the process.
  * [method@Ds.PoolResource.trim] gives back all the cached memory no stream
- * work uses any more; finalization gives back everything, waiting for
- * pending stream work.
+ * work uses any more (settling, with one device-wide wait, what streams
+ * destroyed since left behind); finalization gives back everything,
+ * waiting for pending stream work.
  *
  * The pool knows every block it holds. A block given back that it did not
  * hand out, one given back twice, or one given back with another size or
@@ -914,10 +915,23 @@ ds_pool_resource_drain (DsPoolResource *self)
  * @self: a #DsPoolResource
  *
  * Gives every cached block that no stream work uses any more back to the
- * upstream resource. Blocks whose release is still pending on a stream
- * stay, and so do blocks given back in a stream's order that the pool has
- * not had a reason to check yet (no one else wanted them; see
- * [struct@Ds.PoolStats]:bytes_pending); nothing waits.
+ * upstream resource.
+ *
+ * A block given back in a stream's order under an event (the pool checked
+ * that stream and found it busy) stays while that event is still running.
+ * A block given back in a stream's order without an event (the lazy
+ * release policy checks a stream only when others want its blocks; see
+ * [struct@Ds.PoolStats]:bytes_pending) can be known complete only by
+ * waiting, since its stream may have been destroyed since and its handle
+ * must not be used: when there are such blocks, trim synchronizes the
+ * device of their streams once for all of them (one
+ * `cudaDeviceSynchronize ()` per device and context, which waits for
+ * everything that device is running, as giving device or pinned memory
+ * back upstream with `cudaFree ()` or `cudaFreeHost ()` does anyway), then
+ * gives them back. So memory that streams a program has destroyed left
+ * behind is always within reach of a trim, whatever the pool's
+ * [property@Ds.PoolResource:release-threshold]. Without such blocks,
+ * nothing waits.
  *
  * Returns: the number of bytes given back
  */
@@ -929,7 +943,7 @@ ds_pool_resource_trim (DsPoolResource *self)
   g_return_val_if_fail (DS_IS_POOL_RESOURCE (self), 0);
 
   g_mutex_lock (&self->grow_lock);
-  freed = ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_POLL);
+  freed = ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_STALE);
   g_mutex_unlock (&self->grow_lock);
 
   return freed;

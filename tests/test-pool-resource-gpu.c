@@ -362,31 +362,19 @@ test_cuda_lazy_idle_release (Fixture       *f,
 
 #define N_DEAD_STREAMS 24
 
-static void
-test_cuda_lazy_dead_streams (Fixture       *f,
-                             gconstpointer  user_data)
+/* Makes N_DEAD_STREAMS streams, each given three units of 1 MiB in its
+ * own order with work queued between them, then destroyed (the fake clock
+ * moves 1 ms each). Its first release may be checked; the later ones are
+ * not (the lazy policy checks every 8th), so its block is left pending
+ * under a fence with no event. Returns the pool's statistics then. */
+static DsPoolStats
+make_dead_streams (Fixture  *f,
+                   gpointer  buffer)
 {
   g_autoptr(GError) error = NULL;
-  gpointer buffer;
-  DsPoolStats s, dead;
-  guint i;
+  DsPoolStats dead;
 
-  g_test_summary ("Lazy fences and dead streams: blocks given back without an "
-                  "event on streams destroyed since go back upstream once idle "
-                  "(one device-wide wait for all of them), so that making and "
-                  "destroying streams does not make the pool grow");
-
-  DS_TEST_REQUIRE_CUDA ();
-  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
-  DS_TEST_CUDA_CHECK (cudaMalloc (&buffer, 1 << 20));
-
-  fake_clock_pool (f);
-
-  /* Each stream: three units of 1 MiB in its own order, with work queued
-   * between them, then it is destroyed. Its first release may be checked;
-   * the later ones are not (the lazy policy checks every 8th), so its
-   * block is left pending under a fence with no event. */
-  for (i = 0; i < N_DEAD_STREAMS; i++)
+  for (guint i = 0; i < N_DEAD_STREAMS; i++)
     {
       cudaStream_t stream = ds_test_stream_new ();
       DsAccessOrder order;
@@ -416,6 +404,30 @@ test_cuda_lazy_dead_streams (Fixture       *f,
   g_assert_cmpuint (dead.bytes_pending, >=, (guint64) (N_DEAD_STREAMS / 2) << 20);
   g_assert_cmpuint (dead.bytes_in_use, ==, 0);
 
+  return dead;
+}
+
+static void
+test_cuda_lazy_dead_streams (Fixture       *f,
+                             gconstpointer  user_data)
+{
+  gpointer buffer;
+  DsPoolStats s, dead;
+  guint i;
+
+  g_test_summary ("Lazy fences and dead streams: blocks given back without an "
+                  "event on streams destroyed since go back upstream once idle "
+                  "(one device-wide wait for all of them), so that making and "
+                  "destroying streams does not make the pool grow");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+  DS_TEST_CUDA_CHECK (cudaMalloc (&buffer, 1 << 20));
+
+  fake_clock_pool (f);
+
+  dead = make_dead_streams (f, buffer);
+
   /* Steady small work on a live stream, 10 ms apart, for 20 s of the
    * fake clock: the pool looks every 256 blocks given back. */
   for (i = 0; i < 2000; i++)
@@ -439,6 +451,54 @@ test_cuda_lazy_dead_streams (Fixture       *f,
   ds_test_pool_assert_within_bound (f->pool);
 
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (f->stream));
+  DS_TEST_CUDA_CHECK (cudaFree (buffer));
+  ds_pool_set_clock_for_testing (NULL);
+  ds_test_pool_reset_policies ();
+}
+
+static void
+test_cuda_lazy_dead_streams_trim (Fixture       *f,
+                                  gconstpointer  user_data)
+{
+  gpointer buffer;
+  DsPoolStats dead, s;
+  guint64 trimmed;
+
+  g_test_summary ("Lazy fences and dead streams under the release threshold: "
+                  "nothing goes back by itself, and trim gives back every block "
+                  "that streams destroyed since left without an event (one "
+                  "device-wide wait for all of them)");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+  DS_TEST_CUDA_CHECK (cudaMalloc (&buffer, 1 << 20));
+
+  /* Never over the threshold. */
+  fake_clock_pool (f);
+  ds_pool_resource_set_release_threshold (DS_POOL_RESOURCE (f->pool), G_MAXUINT64);
+
+  dead = make_dead_streams (f, buffer);
+
+  /* 20 s later, nothing went back by itself. */
+  fake_now += 20 * G_USEC_PER_SEC;
+  s = ds_test_pool_stats (f->pool);
+  g_assert_cmpuint (s.bytes_held, ==, dead.bytes_held);
+  g_assert_cmpuint (s.idle_releases, ==, 0);
+
+  trimmed = ds_pool_resource_trim (DS_POOL_RESOURCE (f->pool));
+  s = ds_test_pool_stats (f->pool);
+  g_test_message ("trim gave back %" G_GUINT64_FORMAT " B of %" G_GUINT64_FORMAT
+                  " B (%" G_GUINT64_FORMAT " B pending on dead streams), with %"
+                  G_GUINT64_FORMAT " waits",
+                  trimmed, dead.bytes_held, dead.bytes_pending,
+                  s.event_waits - dead.event_waits);
+  g_assert_cmpuint (trimmed, ==, dead.bytes_held);
+  g_assert_cmpuint (s.bytes_held, ==, 0);
+  g_assert_cmpuint (s.bytes_pending, ==, 0);
+  ds_test_resource_assert_clean (f->up);
+  /* One device-wide wait settled every dead stream's fences. */
+  g_assert_cmpuint (s.event_waits - dead.event_waits, ==, 1);
+
   DS_TEST_CUDA_CHECK (cudaFree (buffer));
   ds_pool_set_clock_for_testing (NULL);
   ds_test_pool_reset_policies ();
@@ -899,6 +959,7 @@ main (int    argc,
   ds_test_add_gpu_func ("/Ds/PoolResource/cuda/lazy/host-reuse", test_cuda_lazy_host_reuse);
   ADD ("lazy/idle-release", STREAM, test_cuda_lazy_idle_release);
   ADD ("lazy/dead-streams", STREAM, test_cuda_lazy_dead_streams);
+  ADD ("lazy/dead-streams-trim", STREAM, test_cuda_lazy_dead_streams_trim);
   ADD ("legacy-stream", 0, test_cuda_legacy_stream);
   ADD ("cross-stream/query", 0, test_cuda_cross_stream_query);
   ADD ("cross-stream/wait", 0, test_cuda_cross_stream_wait);
