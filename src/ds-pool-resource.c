@@ -915,7 +915,9 @@ ds_pool_resource_drain (DsPoolResource *self)
  * @self: a #DsPoolResource
  *
  * Gives every cached block that no stream work uses any more back to the
- * upstream resource.
+ * upstream resource; where blocks given back on a stream without an event
+ * are cached (most often left by streams destroyed since), it first
+ * synchronizes their device, once.
  *
  * A block given back in a stream's order under an event (the pool checked
  * that stream and found it busy) stays while that event is still running.

@@ -348,7 +348,7 @@ class PoolResource(GObject.Object, MemoryResource):
         """Sets `Ds.PoolResource:release-threshold`."""
         ...
     def trim(self) -> int:
-        """Gives every cached block that no stream work uses any more back to the upstream resource. Blocks whose release is still pending on a stream stay, and so do blocks given back in a stream's order that the pool has not had a reason to check yet (no one else wanted them; see `Ds.PoolStats`:bytes_pending); nothing waits."""
+        """Gives every cached block that no stream work uses any more back to the upstream resource; where blocks given back on a stream without an event are cached (most often left by streams destroyed since), it first synchronizes their device, once."""
         ...
 
 
