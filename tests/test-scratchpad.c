@@ -751,6 +751,104 @@ test_disposed_with_exports (Fixture       *f,
   /* Teardown finalizes it: the block goes back then, exactly once. */
 }
 
+typedef struct
+{
+  guint notified;      /* "notify" handlers run on the scratchpad */
+  guint destroyed;     /* their destroy notify */
+  guint weak_notified; /* weak reference notifies */
+} Watch;
+
+static guint other_notified;
+
+static void
+watch_notify (GObject    *object,
+              GParamSpec *pspec,
+              gpointer    data)
+{
+  ((Watch *) data)->notified++;
+}
+
+static void
+watch_destroy (gpointer  data,
+               GClosure *closure)
+{
+  ((Watch *) data)->destroyed++;
+}
+
+static void
+watch_weak (gpointer  data,
+            GObject  *where_the_object_was)
+{
+  ((Watch *) data)->weak_notified++;
+}
+
+/* Connected to another object with the scratchpad as its gobject: it
+ * must be gone with the scratchpad. */
+static void
+on_other_notify (GObject    *other,
+                 GParamSpec *pspec,
+                 gpointer    sp)
+{
+  g_assert_true (DS_IS_SCRATCHPAD (sp));
+  other_notified++;
+}
+
+static void
+test_dispose_gobject (void)
+{
+  g_test_summary ("GObject's part of disposing a scratchpad happens once, whether "
+                  "the last reference goes (ds leaves it to g_object_unref () "
+                  "there) or g_object_run_dispose () comes first: handlers "
+                  "destroyed, closures watching the scratchpad invalidated, weak "
+                  "references notified, weak pointers cleared");
+
+  for (guint run_dispose = 0; run_dispose < 2; run_dispose++)
+    {
+      DsScratchpad *other = ds_scratchpad_new (NULL);
+      DsScratchpad *sp = ds_scratchpad_new (NULL);
+      gpointer weak_pointer = sp;
+      Watch w = { 0, };
+
+      other_notified = 0;
+      g_signal_connect_data (sp, "notify", G_CALLBACK (watch_notify), &w, watch_destroy, 0);
+      g_object_weak_ref (G_OBJECT (sp), watch_weak, &w);
+      g_object_add_weak_pointer (G_OBJECT (sp), &weak_pointer);
+      g_signal_connect_object (other, "notify", G_CALLBACK (on_other_notify), sp, 0);
+
+      g_object_notify (G_OBJECT (sp), "keep-blocks");
+      g_object_notify (G_OBJECT (other), "keep-blocks");
+      g_assert_cmpuint (w.notified, ==, 1);
+      g_assert_cmpuint (other_notified, ==, 1);
+
+      if (run_dispose)
+        {
+          g_object_run_dispose (G_OBJECT (sp));
+          g_assert_cmpuint (w.destroyed, ==, 1);
+          g_assert_cmpuint (w.weak_notified, ==, 1);
+          g_assert_null (weak_pointer);
+          g_object_notify (G_OBJECT (sp), "keep-blocks");
+          g_object_notify (G_OBJECT (other), "keep-blocks");
+          g_assert_cmpuint (w.notified, ==, 1);
+          g_assert_cmpuint (other_notified, ==, 1);
+        }
+      else
+        {
+          g_assert_cmpuint (w.destroyed, ==, 0);
+          g_assert_cmpuint (w.weak_notified, ==, 0);
+          g_assert_nonnull (weak_pointer);
+        }
+
+      g_object_unref (sp);
+      g_assert_cmpuint (w.destroyed, ==, 1);
+      g_assert_cmpuint (w.weak_notified, ==, 1);
+      g_assert_null (weak_pointer);
+      /* The handler on the other object went with the scratchpad. */
+      g_object_notify (G_OBJECT (other), "keep-blocks");
+      g_assert_cmpuint (other_notified, ==, 1);
+      g_assert_finalize_object (other);
+    }
+}
+
 static void
 test_preconditions (Fixture       *f,
                     gconstpointer  user_data)
@@ -843,6 +941,7 @@ main (int    argc,
   ADD ("issue-12/messages-name-arguments", test_messages_name_arguments);
   ADD ("issue-12/disposed", test_disposed);
   ADD ("issue-12/disposed-with-exports", test_disposed_with_exports);
+  g_test_add_func ("/Ds/Scratchpad/dispose/gobject", test_dispose_gobject);
 
 #undef ADD
 
