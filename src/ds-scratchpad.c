@@ -721,6 +721,11 @@ ds_scratchpad_get_work_order (DsScratchpad *self)
   return &self->device_order;
 }
 
+/* Whether the GLib running repeats GObject's dispose work in
+ * g_object_unref () once the last reference's dispose returns (see
+ * ds_scratchpad_dispose ()). Set once, at class init. */
+static gboolean unref_finishes_dispose;
+
 static void
 ds_scratchpad_dispose (GObject *object)
 {
@@ -760,9 +765,11 @@ ds_scratchpad_dispose (GObject *object)
    * up then only did it twice: the process-wide signal lock once more and
    * three more qdata locks per scratchpad, on the path every new
    * scratchpad takes. So GObject's dispose runs only when the object
-   * outlives this dispose. DsScratchpad is final: no subclass dispose
-   * chains through here. (tests/test-scratchpad.c: dispose/gobject.) */
-  if (g_atomic_int_get (&object->ref_count) != 1)
+   * outlives this dispose, with a GLib known to do that (the one running,
+   * not the one built against; any other always chains up). DsScratchpad
+   * is final: no subclass dispose chains through here.
+   * (tests/test-scratchpad.c: dispose/gobject.) */
+  if (!unref_finishes_dispose || g_atomic_int_get (&object->ref_count) != 1)
     G_OBJECT_CLASS (ds_scratchpad_parent_class)->dispose (object);
 }
 
@@ -795,6 +802,9 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
 
   object_class->dispose = ds_scratchpad_dispose;
   object_class->finalize = ds_scratchpad_finalize;
+
+  unref_finishes_dispose = glib_major_version == 2 &&
+                           glib_minor_version >= 74 && glib_minor_version <= 89;
 
   ds_scratchpad_install_properties (object_class);
 }
