@@ -67,8 +67,8 @@ typedef struct
   gsize         initial_size;
   gsize         next_size;
   /* What recent units of work took of this kind (see ds_arena_release):
-   * a reused scratchpad's first block covers the hint. */
-  gsize         demand_hint;
+   * a reused scratchpad's first block covers the smaller of the maximum
+   * and twice the average. */
   gsize         demand_max;     /* fading maximum */
   gsize         demand_avg;     /* running average */
   /* Blocks stop doubling at MAX (max_block_size, initial_size). */
@@ -77,6 +77,9 @@ typedef struct
   DsArenaBlock *blocks;          /* inline_blocks, or the heap past them */
   guint         n_blocks;
   guint         blocks_capacity;
+  /* 0, or 1 + the thread's demand memo this arena shares (see
+   * ds_arena_share_demand ()). */
+  guint         demand_memo;
   /* Most units of work take a few blocks per kind: no heap for those. */
   DsArenaBlock  inline_blocks[2];
 } DsArena;
@@ -88,6 +91,16 @@ void     ds_arena_init    (DsArena              *arena,
                            _DsScratchpadWindow  *window,
                            gsize                 initial_size);
 void     ds_arena_clear   (DsArena              *arena);
+
+/* Lets @arena share what it learns of its upstream with the other arenas
+ * of this thread that draw from the same one: the first block of an arena
+ * binds the upstream from the thread's memo @slot (< 4: the memory kind)
+ * when the memo is of it, and each release leaves its demand there; an
+ * arena that never released starts from that demand. Only for an
+ * upstream that outlives every scratchpad (the default resources), or
+ * address reuse could hand a new resource a dead one's vtable. */
+void     ds_arena_share_demand (DsArena       *arena,
+                                guint          slot);
 
 /* The bump itself. @alignment must be a non-zero power of two and @size
  * non-zero; returns NULL when the current block cannot fit the request. */

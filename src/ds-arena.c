@@ -44,6 +44,80 @@ ds_arena_clear (DsArena *arena)
   arena->blocks_capacity = G_N_ELEMENTS (arena->inline_blocks);
 }
 
+/* What this thread knows of the default resource it last drew each kind
+ * from (the key; defaults live as long as the process): its vtable and
+ * fenced deallocation, and what the thread's newest units of work took
+ * of it. A new scratchpad made for one unit of work (DALI's pattern, one
+ * per GStreamer buffer) then takes one block per kind from its first
+ * unit, as a reused one does from its second, and looks nothing up. Per
+ * thread: no lock and no shared cache line; the units one thread runs
+ * are alike more often than those of a process. initial-exec as in
+ * ds-default-resources.c. */
+typedef struct
+{
+  gconstpointer                    key;
+  const DsMemoryResourceInterface *iface;
+  DsFencedDeallocateFunc           fenced;
+  gsize                            demand_max;
+  gsize                            demand_avg;
+} DemandMemo;
+
+#define N_DEMAND_SLOTS 4
+G_STATIC_ASSERT (DS_N_MEMORY_KINDS <= N_DEMAND_SLOTS);
+
+static __thread DemandMemo demand_memo[N_DEMAND_SLOTS]
+  __attribute__ ((tls_model ("initial-exec")));
+
+void
+ds_arena_share_demand (DsArena *arena,
+                       guint    slot)
+{
+  g_return_if_fail (slot < N_DEMAND_SLOTS);
+
+  arena->demand_memo = slot + 1;
+}
+
+/* Looks up how blocks are taken from and given back to @upstream: from
+ * the thread's memo where the arena shares it. */
+static void
+bind_upstream (DsArena          *arena,
+               DsMemoryResource *upstream)
+{
+  DemandMemo *memo = arena->demand_memo != 0 ? &demand_memo[arena->demand_memo - 1] : NULL;
+
+  if (memo != NULL && memo->key == upstream)
+    {
+      arena->iface = memo->iface;
+      arena->fenced = memo->fenced;
+    }
+  else
+    {
+      arena->iface = DS_MEMORY_RESOURCE_GET_IFACE (upstream);
+      arena->fenced = ds_fence_lookup_fenced_func (upstream);
+      if (memo != NULL)
+        *memo = (DemandMemo) { upstream, arena->iface, arena->fenced, 0, 0 };
+    }
+  arena->iface_of = upstream;
+}
+
+static gsize first_block_size (const DsArena *arena);
+
+/* An arena that never released takes the thread's memo of its upstream
+ * (bound already): its first block covers what the thread's recent units
+ * took, by the rule of ds_arena_release (). */
+static void
+take_demand_memo (DsArena *arena)
+{
+  const DemandMemo *memo = &demand_memo[arena->demand_memo - 1];
+
+  if (memo->key != arena->iface_of)
+    return;
+
+  arena->demand_max = memo->demand_max;
+  arena->demand_avg = memo->demand_avg;
+  arena->next_size = first_block_size (arena);
+}
+
 gsize
 ds_arena_next_block_size (const DsArena *arena,
                           gsize          size,
@@ -79,9 +153,15 @@ ds_arena_grow (DsArena              *arena,
                gsize                 alignment,
                GError              **error)
 {
-  gsize block_size = ds_arena_next_block_size (arena, size, alignment);
+  gsize block_size;
   gpointer block, ptr;
 
+  if (G_UNLIKELY (arena->iface_of != upstream))
+    bind_upstream (arena, upstream);
+  if (G_UNLIKELY (arena->n_blocks == 0 && arena->demand_avg == 0 && arena->demand_memo != 0))
+    take_demand_memo (arena);
+
+  block_size = ds_arena_next_block_size (arena, size, alignment);
   if (block_size == 0)
     {
       g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
@@ -98,13 +178,6 @@ ds_arena_grow (DsArena              *arena,
         arena->blocks = g_memdup2 (arena->inline_blocks, sizeof arena->inline_blocks);
       arena->blocks = g_renew (DsArenaBlock, arena->blocks, capacity);
       arena->blocks_capacity = capacity;
-    }
-
-  if (G_UNLIKELY (arena->iface_of != upstream))
-    {
-      arena->iface = DS_MEMORY_RESOURCE_GET_IFACE (upstream);
-      arena->fenced = ds_fence_lookup_fenced_func (upstream);
-      arena->iface_of = upstream;
     }
 
   if (order != NULL && arena->iface->allocate_async != NULL)
@@ -148,7 +221,8 @@ ds_arena_grow (DsArena              *arena,
  * first block that covers the large ones: with an eighth, a few small
  * units in a row dropped it, and 8% of units took two blocks. */
 static void
-remember_demand (DsArena *arena)
+remember_demand (DsArena          *arena,
+                 DsMemoryResource *upstream)
 {
   gsize used = MIN (arena->window->_allocated, G_MAXSIZE / 4);
   gsize faded = arena->demand_max - arena->demand_max / 32;
@@ -160,7 +234,16 @@ remember_demand (DsArena *arena)
     arena->demand_avg += (used - arena->demand_avg) / 8;
   else
     arena->demand_avg -= (arena->demand_avg - used) / 8;
-  arena->demand_hint = MIN (arena->demand_max, 2 * arena->demand_avg);
+
+  if (arena->demand_memo != 0 && arena->iface_of == upstream)
+    {
+      DemandMemo *memo = &demand_memo[arena->demand_memo - 1];
+
+      if (memo->key != upstream)
+        *memo = (DemandMemo) { upstream, arena->iface, arena->fenced, 0, 0 };
+      memo->demand_max = arena->demand_max;
+      memo->demand_avg = arena->demand_avg;
+    }
 }
 
 /* The first block of a unit of work: the initial size, doubled up to the
@@ -169,8 +252,9 @@ static gsize
 first_block_size (const DsArena *arena)
 {
   gsize block = arena->initial_size;
+  gsize hint = MIN (arena->demand_max, 2 * arena->demand_avg);
 
-  while (block < arena->demand_hint && block <= ceiling (arena) / 2)
+  while (block < hint && block <= ceiling (arena) / 2)
     block *= 2;
 
   return block;
@@ -201,7 +285,7 @@ ds_arena_release (DsArena              *arena,
   guint n_back = arena->n_blocks;
   gboolean ok = TRUE;
 
-  remember_demand (arena);
+  remember_demand (arena, upstream);
 
   /* Keep the newest block (the largest) if it suits the next unit: it is
    * taken again in the order it was given back in, so nothing needs a

@@ -283,8 +283,9 @@ ds_scratchpad_install_properties (GObjectClass *object_class)
    *
    * The size of the first host block; each next one doubles,
    * up to [property@Ds.Scratchpad:max-block-size]. 0: 64 KiB. After a
-   * release the first block is this size doubled until it covers what
-   * recent units of work took (see [class@Ds.Scratchpad]).
+   * release (and on the default resource, from the start) the first
+   * block is this size doubled until it covers what recent units of work
+   * took (see [class@Ds.Scratchpad]).
    */
   properties[PROP_INITIAL_SIZE_HOST] =
     g_param_spec_uint64 ("initial-size-host", NULL, NULL,
@@ -296,8 +297,9 @@ ds_scratchpad_install_properties (GObjectClass *object_class)
    *
    * The size of the first pinned block; each next one doubles,
    * up to [property@Ds.Scratchpad:max-block-size]. 0: 64 KiB. After a
-   * release the first block is this size doubled until it covers what
-   * recent units of work took (see [class@Ds.Scratchpad]).
+   * release (and on the default resource, from the start) the first
+   * block is this size doubled until it covers what recent units of work
+   * took (see [class@Ds.Scratchpad]).
    */
   properties[PROP_INITIAL_SIZE_PINNED] =
     g_param_spec_uint64 ("initial-size-pinned", NULL, NULL,
@@ -309,8 +311,9 @@ ds_scratchpad_install_properties (GObjectClass *object_class)
    *
    * The size of the first device block; each next one doubles,
    * up to [property@Ds.Scratchpad:max-block-size]. 0: 64 KiB. After a
-   * release the first block is this size doubled until it covers what
-   * recent units of work took (see [class@Ds.Scratchpad]).
+   * release (and on the default resource, from the start) the first
+   * block is this size doubled until it covers what recent units of work
+   * took (see [class@Ds.Scratchpad]).
    */
   properties[PROP_INITIAL_SIZE_DEVICE] =
     g_param_spec_uint64 ("initial-size-device", NULL, NULL,
@@ -322,8 +325,9 @@ ds_scratchpad_install_properties (GObjectClass *object_class)
    *
    * The size of the first managed block; each next one doubles,
    * up to [property@Ds.Scratchpad:max-block-size]. 0: 64 KiB. After a
-   * release the first block is this size doubled until it covers what
-   * recent units of work took (see [class@Ds.Scratchpad]).
+   * release (and on the default resource, from the start) the first
+   * block is this size doubled until it covers what recent units of work
+   * took (see [class@Ds.Scratchpad]).
    */
   properties[PROP_INITIAL_SIZE_MANAGED] =
     g_param_spec_uint64 ("initial-size-managed", NULL, NULL,

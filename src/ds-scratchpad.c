@@ -62,8 +62,16 @@
  * scratchpad's recent units of work took of that kind. So a scratchpad
  * kept and released after each unit takes one block per kind per unit
  * once it has seen the sizes; a rare large unit raises the first block
- * to twice the running average at most. A new scratchpad always starts
- * at the initial sizes.
+ * to twice the running average at most.
+ *
+ * A new scratchpad starts where the last one released on the same thread
+ * left off, for each kind it draws from a default resource: made for one
+ * unit of work (as DALI's scratchpad is, or one per GStreamer buffer), it
+ * takes one block per kind from its first unit once a scratchpad of the
+ * thread has been released or dropped. A kind with a resource of its own (the `*-resource` properties)
+ * starts at its initial size, as does the first scratchpad of a thread;
+ * what a thread learned never makes a first block smaller than the
+ * initial size.
  *
  * One scratchpad is used by one thread at a time. It may be finalized on
  * any thread: it switches to the device and driver context of its device
@@ -129,6 +137,8 @@ ensure_upstream (DsScratchpad  *self,
         return FALSE;
       if (self_scoped)
         self->self_scoped |= 1u << kind;
+      /* Default resources live as long as the process. */
+      ds_arena_share_demand (&self->arenas[kind], kind);
     }
 
   self->upstream[kind] = resource;

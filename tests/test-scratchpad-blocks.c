@@ -15,6 +15,7 @@
 #include "ds-test-fixtures.h"
 
 #define KiB ((gsize) 1024)
+#define MiB (1024 * KiB)
 
 typedef DsTestScratchpadFixture Fixture;
 
@@ -715,6 +716,114 @@ test_release_learns (Fixture       *f,
     }
 }
 
+/* A new scratchpad on the default resources starts where the thread's last
+ * released one left off. */
+
+typedef struct
+{
+  guint n_blocks;
+  guint64 reserved;
+} UnitResult;
+
+/* One unit of 100 allocations of 1 KiB of host memory in @sp; @sp is
+ * dropped (its release leaves the demand in the thread's memo). */
+static UnitResult
+host_unit (DsScratchpad *sp)
+{
+  UnitResult r;
+
+  for (guint i = 0; i < 100; i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_assert_nonnull (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 1024, 16, &error));
+      g_assert_no_error (error);
+    }
+  r.n_blocks = ds_scratchpad_get_n_blocks (sp, DS_MEMORY_KIND_HOST);
+  r.reserved = ds_scratchpad_get_reserved (sp, DS_MEMORY_KIND_HOST);
+  g_assert_finalize_object (sp);
+
+  return r;
+}
+
+static gpointer
+new_learns_thread (gpointer data)
+{
+  UnitResult r;
+
+  /* A thread's first scratchpad knows nothing: 64 + 128 KiB. */
+  r = host_unit (ds_scratchpad_new (NULL));
+  g_assert_cmpuint (r.n_blocks, ==, 2);
+  g_assert_cmpuint (r.reserved, ==, 192 * KiB);
+
+  return NULL;
+}
+
+static void
+test_new_learns (void)
+{
+  g_autoptr(DsMemoryResource) pool = NULL;
+  g_autoptr(DsTestResource) upstream = ds_test_resource_new (DS_MEMORY_KIND_HOST, FALSE);
+  UnitResult r;
+
+  g_test_summary ("A new scratchpad drawing from a default resource starts "
+                  "where the last one released on the same thread left off: "
+                  "after a unit of 100 KiB (64 + 128 KiB blocks), the next "
+                  "new scratchpad takes one 128 KiB block; on another thread, "
+                  "or with a resource of its own, it starts at its initial "
+                  "size; a larger initial size stays as set; a new default "
+                  "resource starts from nothing, and its blocks come from it");
+
+  /* Run in threads of their own: the memo starts empty whatever ran
+   * before in this process. */
+  g_thread_join (g_thread_new ("learn-1", new_learns_thread, NULL));
+
+  /* The same thread: the second new scratchpad takes one block. */
+  r = host_unit (ds_scratchpad_new (NULL));
+  r = host_unit (ds_scratchpad_new (NULL));
+  g_assert_cmpuint (r.n_blocks, ==, 1);
+  g_assert_cmpuint (r.reserved, ==, 128 * KiB);
+
+  /* Another thread has a memo of its own. */
+  g_thread_join (g_thread_new ("learn-2", new_learns_thread, NULL));
+
+  /* A resource given as a property: no memo (it may die, and another
+   * resource take its address). */
+  pool = ds_pool_resource_new (DS_MEMORY_RESOURCE (upstream));
+  r = host_unit (g_object_new (DS_TYPE_SCRATCHPAD, "host-resource", pool, NULL));
+  g_assert_cmpuint (r.n_blocks, ==, 2);
+  g_assert_cmpuint (r.reserved, ==, 192 * KiB);
+
+  /* The memo raises the first block, never lowers it. */
+  r = host_unit (g_object_new (DS_TYPE_SCRATCHPAD, "initial-size-host", (guint64) MiB, NULL));
+  g_assert_cmpuint (r.n_blocks, ==, 1);
+  g_assert_cmpuint (r.reserved, ==, MiB);
+
+  /* Another default resource for the kind: the memo is of the old one,
+   * so nothing of it carries over, neither the demand nor the vtable
+   * (the blocks come from the new default). */
+  ds_memory_resource_set_default (DS_MEMORY_KIND_HOST, -1, DS_MEMORY_RESOURCE (upstream));
+  {
+    DsScratchpad *sp = ds_scratchpad_new (NULL);
+    g_autoptr(GError) error = NULL;
+    gpointer p = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 1024, 16, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (ds_test_resource_owns (upstream, p, 1024));
+    r = host_unit (sp);
+    g_assert_cmpuint (r.n_blocks, ==, 2);
+    g_assert_cmpuint (r.reserved, ==, 192 * KiB);
+  }
+  /* ... and its memo is learned in turn. */
+  r = host_unit (ds_scratchpad_new (NULL));
+  g_assert_cmpuint (r.n_blocks, ==, 1);
+  g_assert_cmpuint (r.reserved, ==, 128 * KiB);
+  ds_memory_resource_set_default (DS_MEMORY_KIND_HOST, -1, NULL);
+
+  g_clear_object (&pool);
+  ds_test_resource_assert_clean (upstream);
+}
+
 /* keep-blocks ---------------------------------------------------------------- */
 
 static void
@@ -910,6 +1019,7 @@ main (int    argc,
   ADD_BOTH ("release/usable-again", test_release_usable_again);
   ADD ("release/finalize-other-thread", test_finalize_other_thread);
   ADD ("release/learns", test_release_learns);
+  g_test_add_func ("/Ds/Scratchpad/release/new-learns", test_new_learns);
   ADD_BOTH ("release/keep-blocks", test_keep_blocks);
   ADD_BOTH ("release/keep-blocks-finalize", test_keep_blocks_finalize);
   ADD ("release/keep-blocks-lets-go", test_keep_blocks_lets_go);
