@@ -15,6 +15,13 @@
  * and unref take process-wide locks and reference counts), for a GObject
  * with as many plain properties as DsScratchpad (issue 9's baseline; a
  * type with none is printed beside it).
+ *
+ * Three more rows say where scaling stops: the host part of the reused
+ * lifecycle alone (no CUDA call, no stream), its device part alone, and
+ * cudaStreamQuery on an idle stream, which the driver serializes across
+ * threads. The queries/lifecycle column counts the completion checks of
+ * the pools (cudaStreamQuery, cudaEventQuery); the summary prints what the
+ * reused four-kind rows ask of the driver's ceiling at 8 threads.
  */
 
 #include "ds-bench.h"
@@ -34,6 +41,9 @@ typedef enum
   MODE_DS_HOST_NEW,
   MODE_GOBJECT,
   MODE_GOBJECT_PROPS,
+  MODE_DS_HOST_REUSED,
+  MODE_DS_DEVICE_REUSED,
+  MODE_STREAM_QUERY,
   N_MODES,
 } Mode;
 
@@ -46,6 +56,9 @@ static const char * const mode_names[N_MODES] = {
   "ds new scratchpad, host only (8 host allocs)",
   "baseline: plain GObject new + unref",
   "baseline: GObject with 13 plain properties (as DsScratchpad) new + unref",
+  "ds reused scratchpad, host part only (16 + 48 KiB host; no CUDA call, no stream)",
+  "ds reused scratchpad, device part only (256 + 64 KiB device)",
+  "cudaStreamQuery on the thread's idle stream (the driver's own ceiling)",
 };
 
 /* One lifecycle of @mode on @stream; @reused is the thread's reused
@@ -94,6 +107,22 @@ lifecycle (Mode          mode,
 
     case MODE_GOBJECT_PROPS:
       g_object_unref (g_object_new (DS_TYPE_BENCH_PLAIN_PROPS, NULL));
+      break;
+
+    case MODE_DS_HOST_REUSED:
+    case MODE_DS_DEVICE_REUSED:
+      {
+        DsMemoryKind kind = mode == MODE_DS_HOST_REUSED ? DS_MEMORY_KIND_HOST : DS_MEMORY_KIND_DEVICE;
+
+        for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
+          if (ds_bench_four_kind[k].kind == kind)
+            ds_bench_sink = ds_scratchpad_alloc (reused, kind, ds_bench_four_kind[k].size, 0, NULL);
+        ds_scratchpad_release (reused);
+      }
+      break;
+
+    case MODE_STREAM_QUERY:
+      (void) cudaStreamQuery (stream);
       break;
 
     case MODE_ASYNC:
@@ -193,7 +222,7 @@ main (int    argc,
    * and 462 ns per lifecycle in three runs minutes apart. */
   enum { N_COUNTS = G_N_ELEMENTS (counts), ROUNDS = 5 };
   static double samples[N_MODES][N_COUNTS][ROUNDS];
-  static double events[N_MODES][N_COUNTS], upstream[N_MODES][N_COUNTS];
+  static double events[N_MODES][N_COUNTS], queries[N_MODES][N_COUNTS], upstream[N_MODES][N_COUNTS];
   double rates[N_MODES][N_COUNTS];
   double seconds;
   cudaMemPool_t mempool;
@@ -231,23 +260,25 @@ main (int    argc,
                                                        seconds, &lifecycles);
           ds_bench_default_pool_stats_since (&before, &d);
           events[mode][i] += (double) d.events_recorded / MAX (1, lifecycles) / ROUNDS;
+          queries[mode][i] += (double) d.event_queries / MAX (1, lifecycles) / ROUNDS;
           upstream[mode][i] += (double) ds_bench_pool_upstream_calls (&d) / MAX (1, lifecycles) / ROUNDS;
         }
 
   for (mode = 0; mode < N_MODES; mode++)
     {
       printf ("\n== %s: lifecycles/s (all threads) ==\n", mode_names[mode]);
-      printf ("%8s %14s %10s %14s %14s %14s %18s %18s\n", "threads", "lifecycles/s", "speed-up",
-              "us/lifecycle", "slowest run", "fastest run", "events/lifecycle", "upstream/lifecycle");
+      printf ("%8s %14s %10s %14s %14s %14s %18s %18s %18s\n", "threads", "lifecycles/s", "speed-up",
+              "us/lifecycle", "slowest run", "fastest run", "events/lifecycle", "queries/lifecycle",
+              "upstream/lifecycle");
       for (i = 0; i < N_COUNTS; i++)
         {
           double *s = samples[mode][i];
 
           qsort (s, ROUNDS, sizeof *s, compare_doubles);
           rates[mode][i] = s[ROUNDS / 2];
-          printf ("%8u %14.0f %9.2fx %14.3f %14.0f %14.0f %18.3f %18.4f\n", counts[i], rates[mode][i],
-                  rates[mode][i] / rates[mode][0], 1e6 * counts[i] / rates[mode][i],
-                  s[0], s[ROUNDS - 1], events[mode][i], upstream[mode][i]);
+          printf ("%8u %14.0f %9.2fx %14.3f %14.0f %14.0f %18.3f %18.3f %18.4f\n", counts[i],
+                  rates[mode][i], rates[mode][i] / rates[mode][0], 1e6 * counts[i] / rates[mode][i],
+                  s[0], s[ROUNDS - 1], events[mode][i], queries[mode][i], upstream[mode][i]);
         }
     }
 
@@ -277,6 +308,16 @@ main (int    argc,
   for (mode = 0; mode < N_MODES; mode++)
     printf ("  %s at 8 threads: %.2fx one thread; at 16: %.2fx\n", mode_names[mode],
             rates[mode][3] / rates[mode][0], rates[mode][4] / rates[mode][0]);
+  /* What the GPU kinds' completion checks ask of the driver: it serializes
+   * cudaStreamQuery across threads (its own row), so a reused lifecycle
+   * that queries scales only as far as the driver lets it, while one that
+   * does not (host only, device only once nobody else wants its blocks)
+   * scales with the CPUs. */
+  printf ("  driver ceiling: cudaStreamQuery %.2f M/s at 1 thread, %.2f M/s at 8 (all threads); "
+          "ds reused at 8 threads asks %.2f M/s of it (%.3f queries/lifecycle), %.0f%%\n",
+          rates[MODE_STREAM_QUERY][0] / 1e6, rates[MODE_STREAM_QUERY][3] / 1e6,
+          queries[MODE_DS_REUSED][3] * rates[MODE_DS_REUSED][3] / 1e6, queries[MODE_DS_REUSED][3],
+          100 * queries[MODE_DS_REUSED][3] * rates[MODE_DS_REUSED][3] / rates[MODE_STREAM_QUERY][3]);
   printf ("  ds new vs cudaMallocAsync at 8 threads: %.2fx the lifecycles/s\n",
           rates[MODE_DS_NEW][3] / rates[MODE_ASYNC][3]);
   ds_bench_print_target ("8-thread speed-up of ds reused", rates[MODE_DS_REUSED][3] / rates[MODE_DS_REUSED][0],
