@@ -16,10 +16,11 @@
  *     is known complete: all seqs <= DsStreamState.completed are. A stream
  *     is checked (one cudaStreamQuery; an event only if it is busy, which
  *     fences the releases so far) at a release, where it is known to be
- *     alive, and only for a resource whose blocks others have wanted:
- *     then every 8th release, so a block that keeps going to the host
- *     (pinned staging) costs an eighth of a check. The first release of
- *     each stream is checked as well.
+ *     alive, and only for a resource whose blocks others want (a pool's
+ *     cross_demand; it fades 100 ms after the last request that wanted
+ *     them, ds-pool-growth.c): then every 8th release, so a block that
+ *     keeps going to the host (pinned staging) costs an eighth of a
+ *     check. The first release of each stream is checked as well.
  *  5. A release batch (ds-fence-batch-private.h) gives every block of one
  *     scratchpad release back under one fence per stream, however many
  *     kinds and blocks it holds.
@@ -186,10 +187,10 @@ guint          ds_stream_state_count        (void);
 
 typedef enum
 {
-  /* The default: no CUDA call at a release unless others have wanted the
-   * blocks' resource; then every 8th release on a stream queries it
-   * (records an event only if it is busy). The first release of a stream
-   * is checked so too. */
+  /* The default: no CUDA call at a release unless others want the blocks'
+   * resource (lately: see ds_pool_note_cross_demand ()); then every 8th
+   * release on a stream queries it (records an event only if it is busy).
+   * The first release of a stream is checked so too. */
   DS_FENCE_RELEASE_LAZY,
   /* Every release on a stream records one event (DALI's behaviour). */
   DS_FENCE_RELEASE_RECORD,

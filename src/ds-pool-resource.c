@@ -177,7 +177,7 @@ pool_alloc (DsPoolResource       *self,
   DsPoolBlock *b = NULL;
   gsize class_bytes = 0, up_size, up_align;
   gsize demand = ds_pool_demand_of (size);
-  gboolean hit = FALSE, cacheable, missed = FALSE;
+  gboolean hit = FALSE, cacheable, cross = FALSE;
   guint ac, cls, index;
 
   if (G_UNLIKELY (size == 0))
@@ -208,9 +208,11 @@ pool_alloc (DsPoolResource       *self,
                 class_bytes <= __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
     {
       ds_pool_shard_lock (shard);
-      b = ds_pool_shard_take_locked (shard, ac, cls, class_bytes, order, &ss, &missed);
+      b = ds_pool_shard_take_locked (shard, ac, cls, class_bytes, order, &ss, &cross);
       if (G_LIKELY (b != NULL))
         {
+          if (G_UNLIKELY (cross))
+            ds_pool_note_cross_demand (self);
           ds_pool_block_hand_out (b, size, alignment, index);
           shard->hits++;
           ds_pool_add_demand (self, shard, (gint64) demand);
@@ -231,7 +233,7 @@ pool_alloc (DsPoolResource       *self,
             continue;
 
           ds_pool_shard_lock (other);
-          b = ds_pool_shard_take_locked (other, ac, cls, class_bytes, order, &ss, &missed);
+          b = ds_pool_shard_take_locked (other, ac, cls, class_bytes, order, &ss, &cross);
           /* Its new home, under the old home's lock. */
           if (b != NULL)
             ds_pool_block_hand_out (b, size, alignment, index);
@@ -239,8 +241,8 @@ pool_alloc (DsPoolResource       *self,
         }
       hit = b != NULL;
       ds_stream_state_unref (ss);
-      if (G_UNLIKELY (missed) && !g_atomic_int_get (&self->cross_demand))
-        g_atomic_int_set (&self->cross_demand, TRUE);
+      if (G_UNLIKELY (cross))
+        ds_pool_note_cross_demand (self);
     }
 
   if (b == NULL)

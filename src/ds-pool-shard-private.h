@@ -183,16 +183,18 @@ void         ds_pool_shard_put_locked   (DsPoolShard         *shard,
 
 /* A block of class (@ac, @cls) that a request in @order (NULL: host
  * order) may use now, or NULL; its fence's stream reference goes to
- * *@ss_out. *@missed is set when a block was there but pending on another
- * stream's work (the pool then wants its streams checked). Called with the
- * lock held. */
+ * *@ss_out. *@cross is set when the request wanted a block given back
+ * under another stream's fence (or, for a host-order request, any fence):
+ * one was taken because its fence was known complete, or one was there
+ * but still pending (the pool then wants its streams checked; see
+ * ds_pool_note_cross_demand ()). Called with the lock held. */
 DsPoolBlock *ds_pool_shard_take_locked  (DsPoolShard         *shard,
                                          guint                ac,
                                          guint                cls,
                                          gsize                class_bytes,
                                          const DsAccessOrder *order,
                                          DsStreamState      **ss_out,
-                                         gboolean            *missed);
+                                         gboolean            *cross);
 
 /* The oldest block of class (@ac, @cls) whatever its fence (except one
  * that never completes), for a caller that will wait for the fence; NULL

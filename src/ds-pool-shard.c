@@ -171,7 +171,7 @@ ds_pool_shard_take_locked (DsPoolShard          *shard,
                            gsize                 class_bytes,
                            const DsAccessOrder  *order,
                            DsStreamState       **ss_out,
-                           gboolean             *missed)
+                           gboolean             *cross)
 {
   DsPoolBin *bin = shard_bin (shard, ac, cls, FALSE);
   DsPoolBlock *b, *candidate = NULL;
@@ -191,14 +191,18 @@ ds_pool_shard_take_locked (DsPoolShard          *shard,
       if (order != NULL && ds_stream_state_matches (ss, order))
         return take_block_locked (shard, bin, b, class_bytes, ss_out);
       if (ds_stream_state_known_complete (ss, b->seq))
-        return take_block_locked (shard, bin, b, class_bytes, ss_out);
+        {
+          /* Reusable here only because its stream was checked. */
+          *cross = TRUE;
+          return take_block_locked (shard, bin, b, class_bytes, ss_out);
+        }
       if (b->seq != DS_FENCE_LOST)
         candidate = b;   /* the oldest one seen is the most likely done */
     }
 
   if (candidate == NULL)
     return NULL;
-  *missed = TRUE;
+  *cross = TRUE;
 
   ds_fence_get_policies (NULL, &cross_stream);
   if (order != NULL && cross_stream == DS_FENCE_CROSS_STREAM_WAIT)

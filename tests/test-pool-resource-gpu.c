@@ -903,6 +903,95 @@ test_cuda_bound_reuses_pending (Fixture       *f,
   g_assert_cmpint (g_atomic_int_get (&after), ==, 1);
 }
 
+/* One same-stream trip of a 64 KiB block on @f's stream. */
+static void
+same_stream_trip (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  gpointer p = ds_memory_resource_allocate_async (f->pool, 65536, 0, &f->order, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (ds_memory_resource_deallocate_async (f->pool, p, 65536, 0, &f->order, &error));
+  g_assert_no_error (error);
+}
+
+static guint64
+queries_over_trips (Fixture *f,
+                    guint    n)
+{
+  guint64 before = ds_test_pool_stats (f->pool).event_queries;
+
+  for (guint i = 0; i < n; i++)
+    same_stream_trip (f);
+
+  return ds_test_pool_stats (f->pool).event_queries - before;
+}
+
+static void
+test_cuda_lazy_cross_demand_fades (Fixture       *f,
+                                   gconstpointer  user_data)
+{
+  DsPoolResource *pool;
+  g_autoptr(GError) error = NULL;
+  gpointer h;
+  guint i;
+
+  g_test_summary ("Streams are checked at their releases while requests from "
+                  "elsewhere want their blocks; once none has for a while, a "
+                  "stream that reuses its own blocks costs no query; the next "
+                  "request from elsewhere starts the checks again");
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+  fake_clock_pool (f);
+  pool = DS_POOL_RESOURCE (f->pool);
+
+  /* The first release of the stream is checked (idle: the block goes
+   * back complete, for anyone); the second is not, since nobody has
+   * wanted the pool's blocks from elsewhere yet. A host-order request
+   * then finds the block pending on the stream: it takes a new one, and
+   * the pool wants its streams checked from now on. */
+  same_stream_trip (f);
+  same_stream_trip (f);
+  g_assert_cmpuint (ds_test_pool_stats (f->pool).event_queries, ==, 1);
+  g_assert_false (g_atomic_int_get (&pool->cross_demand));
+  h = ds_memory_resource_allocate (f->pool, 65536, 0, &error);
+  g_assert_no_error (error);
+  ds_memory_resource_deallocate (f->pool, h, 65536, 0);
+  g_assert_true (g_atomic_int_get (&pool->cross_demand));
+  g_assert_cmpuint (ds_test_pool_stats (f->pool).upstream_allocations, ==, 2);
+
+  /* While it lasts: every 8th release is checked. */
+  g_assert_cmpuint (queries_over_trips (f, 64), >=, 7);
+
+  /* Nobody else asks: after DS_POOL_CROSS_DEMAND_HOLD_US of the pool's
+   * clock (looked at every DS_POOL_RELEASE_CHECK_EVERY blocks given back),
+   * it fades. */
+  for (i = 0; i < 8 * DS_POOL_RELEASE_CHECK_EVERY && g_atomic_int_get (&pool->cross_demand); i++)
+    {
+      if (i % (DS_POOL_RELEASE_CHECK_EVERY / 2) == 0)
+        fake_now += DS_POOL_CROSS_DEMAND_HOLD_US / 2;
+      same_stream_trip (f);
+    }
+  g_assert_false (g_atomic_int_get (&pool->cross_demand));
+  g_assert_cmpuint (i, >=, DS_POOL_RELEASE_CHECK_EVERY);
+  g_assert_cmpuint (queries_over_trips (f, 1000), ==, 0);
+
+  /* The stream's releases since have no fence: a host-order request misses
+   * them (it gets a new block, or the pool waits for the device at its
+   * memory bound), and the checks start again at once. */
+  h = ds_memory_resource_allocate (f->pool, 65536, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_atomic_int_get (&pool->cross_demand));
+  g_assert_cmpuint (ds_test_pool_stats (f->pool).upstream_allocations, <=, 3);
+  g_assert_cmpuint (queries_over_trips (f, 64), >=, 7);
+  ds_memory_resource_deallocate (f->pool, h, 65536, 0);
+
+  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (f->stream));
+  ds_pool_set_clock_for_testing (NULL);
+  ds_test_pool_assert_within_bound (f->pool);
+}
+
 static void
 test_cuda_stream_states (Fixture       *f,
                          gconstpointer  user_data)
@@ -960,6 +1049,7 @@ main (int    argc,
   ADD ("lazy/idle-release", STREAM, test_cuda_lazy_idle_release);
   ADD ("lazy/dead-streams", STREAM, test_cuda_lazy_dead_streams);
   ADD ("lazy/dead-streams-trim", STREAM, test_cuda_lazy_dead_streams_trim);
+  ADD ("lazy/cross-demand-fades", STREAM, test_cuda_lazy_cross_demand_fades);
   ADD ("legacy-stream", 0, test_cuda_legacy_stream);
   ADD ("cross-stream/query", 0, test_cuda_cross_stream_query);
   ADD ("cross-stream/wait", 0, test_cuda_cross_stream_wait);
