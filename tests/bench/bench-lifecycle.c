@@ -115,6 +115,44 @@ dev_ds_new (gpointer data,
     }
 }
 
+/* What a new scratchpad per lifecycle pays before it allocates anything:
+ * the stream order and a GObject with DsScratchpad's 13 plain properties
+ * made and dropped (issue 9's construction baseline). */
+static void
+order_and_gobject (Ctx *c)
+{
+  DsAccessOrder order;
+
+  ds_access_order_init_stream (&order, c->stream, c->device);
+  ds_bench_sink = &order;
+  g_object_unref (g_object_new (DS_TYPE_BENCH_PLAIN_PROPS, NULL));
+}
+
+/* The floor of a new device-only lifecycle: that, and the memset. */
+static void
+dev_new_floor (gpointer data,
+               guint    n)
+{
+  Ctx *c = data;
+
+  for (guint i = 0; i < n; i++)
+    {
+      order_and_gobject (c);
+      CHECK (cudaMemsetAsync (c->buffer, 0, 4, c->stream));
+    }
+}
+
+/* The order and the GObject alone (for the small temporaries' floor). */
+static void
+new_floor (gpointer data,
+           guint    n)
+{
+  Ctx *c = data;
+
+  for (guint i = 0; i < n; i++)
+    order_and_gobject (c);
+}
+
 static void
 dev_ds_reused_on (Ctx          *c,
                   DsScratchpad *sp,
@@ -494,7 +532,7 @@ main (int    argc,
     g_autoptr(DsBenchTable) t = ds_bench_table_new (
       "device-only lifecycle: new scratchpad + order, one 1 MiB device allocation, "
       "a 4-byte cudaMemsetAsync into it (a one-thread kernel), unref");
-    DsBenchResult *ds_new, *reused, *kept, *async, *mall, *floor_;
+    DsBenchResult *ds_new, *reused, *kept, *async, *mall, *floor_, *new_floor_;
 
     c.device_size = 1 << 20;
     CHECK (cudaMalloc (&c.buffer, 4096));
@@ -508,6 +546,9 @@ main (int    argc,
       ds_bench_table_add_case (t, "CUB CachingDeviceAllocator + memset", dev_cub, sync_stream, &c, 0, 200000, 1.0);
     mall = ds_bench_table_add_case (t, "cudaMalloc + memset + cudaFree", dev_malloc, sync_stream, &c, 1, 500, 2.0);
     floor_ = ds_bench_table_add_case (t, "floor: the memset alone", dev_memset_only, sync_stream, &c, 0, 200000, 1.0);
+    new_floor_ = ds_bench_table_add_case (t, "floor of any new-object lifecycle: the stream order + "
+                                          "new/unref of a GObject with 13 plain properties + the memset",
+                                          dev_new_floor, sync_stream, &c, 0, 200000, 1.0);
     ds_bench_table_measure (t);
 
     note_calls (t, "ds new", dev_ds_new, &c, 2000);
@@ -517,6 +558,9 @@ main (int    argc,
                          (ds_new->median_ns - floor_->median_ns) / 1000,
                          (reused->median_ns - floor_->median_ns) / 1000,
                          (async->median_ns - floor_->median_ns) / 1000);
+    ds_bench_table_note (t, "what GLib and the order leave: the new-object floor is %.3gx the cudaMallocAsync "
+                         "pair before any allocation (the target is 0.8x); ds new is %.0f ns above that floor",
+                         new_floor_->median_ns / async->median_ns, ds_new->median_ns - new_floor_->median_ns);
     ds_bench_table_note (t, "reference, not this run: DALI 3.6 us with a 1-thread kernel, cudaMallocAsync 3.7, "
                          "ds then 5.5 new / 4.0 reused (H200, issue 9)");
     ds_bench_table_target (t, "ds new vs a cudaMallocAsync+cudaFreeAsync pair doing the same work",
@@ -552,7 +596,7 @@ main (int    argc,
       "many small temporaries (DALI's Perf workload of issue 9): per lifecycle 1..100 allocations "
       "of Poisson(1 KiB) for each of host, pinned, device, alignment 16 (256 fixed plans, drawn "
       "before timing). Baselines: host with malloc, pinned and device with the allocator named");
-    DsBenchResult *ds_new, *ds_reused, *if_new, *if_reused, *ds_kept, *if_kept;
+    DsBenchResult *ds_new, *ds_reused, *if_new, *if_reused, *ds_kept, *if_kept, *floor_;
 
     ds_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, allocs (C), unref", small_ds_new, sync_stream, &c, 1, 200000, 2.0);
     ds_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (C)", small_ds_reused, sync_stream, &c, 1, 200000, 1.0);
@@ -565,6 +609,9 @@ main (int    argc,
     if (have_cub)
       ds_bench_table_add_case (t, "CUB CachingDeviceAllocator each", small_cub, sync_stream, &c, 1, 200000, 1.0);
     ds_bench_table_add_case (t, "malloc/cudaMallocHost/cudaMalloc each", small_raw, sync_stream, &c, 1, 5, 3.0);
+    floor_ = ds_bench_table_add_case (t, "part of the new-scratchpad floor: the stream order + new/unref "
+                                      "of a GObject with 13 plain properties", new_floor, sync_stream, &c, 1,
+                                      200000, 1.0);
     ds_bench_table_measure (t);
     note_calls (t, "ds new", small_ds_new, &c, 1000);
     note_calls (t, "ds reused", small_ds_reused, &c, 1000);
@@ -573,6 +620,11 @@ main (int    argc,
                          "(cudaMallocAsync per allocation 236 us; ds then 6.8 new / 4.2 reused), H200, "
                          "issue 9; ds here, interface: new %.3gx, reused %.3gx that DALI figure",
                          if_new->median_ns / 1850, if_reused->median_ns / 1850);
+    ds_bench_table_note (t, "a new scratchpad per lifecycle pays at least the order and the GObject (%.3f us) "
+                         "and the reused lifecycle (%.3f us, C): %.3f us; ds new (C) is %.0f ns above that",
+                         floor_->median_ns / 1000, ds_reused->median_ns / 1000,
+                         (floor_->median_ns + ds_reused->median_ns) / 1000,
+                         ds_new->median_ns - floor_->median_ns - ds_reused->median_ns);
     ds_bench_table_target (t, "new scratchpad + order, C", ds_new->median_ns / 1000, "<=", 1.2, "us");
     ds_bench_table_target (t, "new scratchpad + order, interface", if_new->median_ns / 1000, "<=", 1.2, "us");
     ds_bench_table_target (t, "reused + release, C", ds_reused->median_ns / 1000, "<=", 0.5, "us");
