@@ -310,6 +310,40 @@ small_ds_kept (gpointer data,
   small_ds_reused_on (data, ((Ctx *) data)->kept, n);
 }
 
+static void
+small_ds_kept_all (gpointer data,
+                   guint    n)
+{
+  small_ds_reused_on (data, ((Ctx *) data)->kept_all, n);
+}
+
+/* The small temporaries' floor: the same plans bumped inline in three
+ * plain blocks, cursors in registers, no counters and no release. */
+static void
+small_floor (gpointer data,
+             guint    n)
+{
+  Ctx *c = data;
+
+  for (guint i = 0; i < n; i++)
+    {
+      Plan *plan = &c->plans[c->next_plan++ % N_PLANS];
+
+      for (guint j = 0; j < 3; j++)
+        {
+          guintptr cur = (guintptr) c->floor_blocks[j];
+
+          for (guint k = 0; k < plan->n[j]; k++)
+            {
+              guintptr p = (cur + 15) & ~(guintptr) 15;
+
+              cur = p + plan->sizes[j][k];
+              ds_bench_sink = (gpointer) p;
+            }
+        }
+    }
+}
+
 /* A lifecycle, step by step (the profile) -------------------------------- */
 
 static void
@@ -424,6 +458,13 @@ main (int    argc,
   c.reused = ds_scratchpad_new (&c.order);
   c.kept = ds_scratchpad_new (&c.order);
   ds_scratchpad_set_keep_blocks (c.kept, TRUE);
+  {
+    DsAccessOrder host;
+
+    ds_access_order_init_host (&host);
+    c.kept_all = ds_scratchpad_new_full (&c.order, &host, NULL, NULL);
+    ds_scratchpad_set_keep_blocks (c.kept_all, TRUE);
+  }
   for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
       c.pools[kind] = ds_memory_resource_get_default (kind, kind == DS_MEMORY_KIND_HOST ? -1 : 0, &error);
@@ -634,6 +675,39 @@ main (int    argc,
     ds_bench_table_print (t);
   }
 
+  /* Profile of the small temporaries -------------------------------------- */
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new (
+      "profile of the reused small-temporaries lifecycle (C), each row adding one step "
+      "(means over batches of about 200 us: they differ from the per-lifecycle medians above)");
+    DsBenchResult *floor_, *bumps, *kept_, *reused;
+
+    for (j = 0; j < 3; j++)
+      c.floor_blocks[j] = g_malloc (256 << 10);   /* a plan takes at most ~120 KiB */
+    floor_ = ds_bench_table_add_case (t, "floor: the plans' ~154 allocations as a bare inline bump "
+                                      "(cursor in a register, no counters, no release)",
+                                      small_floor, NULL, &c, 0, 200000, 0.5);
+    bumps = ds_bench_table_add_case (t, "ds bumps + a release that keeps all three blocks "
+                                     "(keep-blocks, pinned given back in host order: no pool, no query)",
+                                     small_ds_kept_all, sync_stream, &c, 0, 200000, 0.5);
+    kept_ = ds_bench_table_add_case (t, "+ the pinned block back to its pool in stream order "
+                                     "(keep-blocks, the default pinned order)",
+                                     small_ds_kept, sync_stream, &c, 0, 200000, 0.5);
+    reused = ds_bench_table_add_case (t, "+ the host and device blocks back to their pools "
+                                      "(the default: reused scratchpad + release)",
+                                      small_ds_reused, sync_stream, &c, 0, 200000, 0.5);
+    ds_bench_table_measure (t);
+    ds_bench_table_note (t, "reused small temporaries = the bare bump %.0f ns + ds's bump, counters and "
+                         "release over it %.0f + the pinned pool round trip and its share of a query %.0f "
+                         "+ the host and device round trips %.0f ns",
+                         floor_->median_ns, bumps->median_ns - floor_->median_ns,
+                         kept_->median_ns - bumps->median_ns, reused->median_ns - kept_->median_ns);
+    note_calls (t, "bumps, all kept", small_ds_kept_all, &c, 1000);
+    ds_bench_table_print (t);
+    for (j = 0; j < 3; j++)
+      g_free (c.floor_blocks[j]);
+  }
+
   /* Profile ----------------------------------------------------------------- */
   {
     g_autoptr(DsBenchTable) t = ds_bench_table_new (
@@ -683,6 +757,7 @@ main (int    argc,
 
   g_object_unref (c.reused);
   g_object_unref (c.kept);
+  g_object_unref (c.kept_all);
   if (c.cub != NULL)
     ds_bench_cub_free (c.cub);
   CHECK (cudaStreamSynchronize (c.stream));

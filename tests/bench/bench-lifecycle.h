@@ -27,6 +27,9 @@ typedef struct
   DsAccessOrder     order;      /* made once, for the cases that reuse it */
   DsScratchpad     *reused;
   DsScratchpad     *kept;       /* reused, with keep-blocks */
+  DsScratchpad     *kept_all;   /* keep-blocks, pinned given back in host
+                                 * order: keeps all three small kinds */
+  guint8           *floor_blocks[3];  /* the small temporaries' bump floor */
   DsMemoryResource *pools[DS_N_MEMORY_KINDS];
   void             *cub;
   Plan             *plans;
