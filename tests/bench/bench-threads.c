@@ -18,15 +18,27 @@
  *
  * Three more rows say where scaling stops: the host part of the reused
  * lifecycle alone (no CUDA call, no stream), its device part alone, and
- * cudaStreamQuery on an idle stream, which the driver serializes across
- * threads. The queries/lifecycle column counts the completion checks of
- * the pools (cudaStreamQuery, cudaEventQuery); the summary prints what the
+ * cuStreamQuery on an idle stream (the call the pools check streams with),
+ * which the driver serializes across threads. The queries/lifecycle column
+ * counts the completion checks of the pools (cuStreamQuery,
+ * cudaEventQuery); the summary prints what the
  * reused four-kind rows ask of the driver's ceiling at 8 threads.
  */
 
 #include "ds-bench.h"
 
 #include <string.h>
+
+/* The driver's cuStreamQuery, which the pools call (ds-cuda.c), reached the
+ * same way; cudaStreamQuery where the entry point is missing. */
+typedef int (*StreamQueryFunc) (gpointer stream);
+static StreamQueryFunc cu_stream_query;
+
+static int
+stream_query (cudaStream_t stream)
+{
+  return cu_stream_query != NULL ? cu_stream_query (stream) : (int) cudaStreamQuery (stream);
+}
 
 
 typedef DsBenchTemp Temp;
@@ -58,7 +70,7 @@ static const char * const mode_names[N_MODES] = {
   "baseline: GObject with 13 plain properties (as DsScratchpad) new + unref",
   "ds reused scratchpad, host part only (16 + 48 KiB host; no CUDA call, no stream)",
   "ds reused scratchpad, device part only (256 + 64 KiB device)",
-  "cudaStreamQuery on the thread's idle stream (the driver's own ceiling)",
+  "cuStreamQuery on the thread's idle stream (the driver's own ceiling)",
 };
 
 /* One lifecycle of @mode on @stream; @reused is the thread's reused
@@ -122,7 +134,7 @@ lifecycle (Mode          mode,
       break;
 
     case MODE_STREAM_QUERY:
-      (void) cudaStreamQuery (stream);
+      (void) stream_query (stream);
       break;
 
     case MODE_ASYNC:
@@ -238,6 +250,18 @@ main (int    argc,
   seconds = 0.2 * ds_bench_time_scale ();
 
   CHECK (cudaSetDevice (0));
+  {
+    enum cudaDriverEntryPointQueryResult status;
+    void *fn = NULL;
+
+    if (cudaGetDriverEntryPointByVersion ("cuStreamQuery", &fn, 12000, cudaEnableDefault,
+                                          &status) == cudaSuccess &&
+        status == cudaDriverEntryPointSuccess)
+      cu_stream_query = (StreamQueryFunc) fn;
+    else
+      printf ("# cuStreamQuery: no entry point; its row times cudaStreamQuery\n");
+    (void) cudaGetLastError ();
+  }
   CHECK (cudaDeviceGetDefaultMemPool (&mempool, 0));
   CHECK (cudaMemPoolSetAttribute (mempool, cudaMemPoolAttrReleaseThreshold, &threshold));
 
@@ -309,11 +333,11 @@ main (int    argc,
     printf ("  %s at 8 threads: %.2fx one thread; at 16: %.2fx\n", mode_names[mode],
             rates[mode][3] / rates[mode][0], rates[mode][4] / rates[mode][0]);
   /* What the GPU kinds' completion checks ask of the driver: it serializes
-   * cudaStreamQuery across threads (its own row), so a reused lifecycle
+   * cuStreamQuery across threads (its own row), so a reused lifecycle
    * that queries scales only as far as the driver lets it, while one that
    * does not (host only, device only once nobody else wants its blocks)
    * scales with the CPUs. */
-  printf ("  driver ceiling: cudaStreamQuery %.2f M/s at 1 thread, %.2f M/s at 8 (all threads); "
+  printf ("  driver ceiling: cuStreamQuery %.2f M/s at 1 thread, %.2f M/s at 8 (all threads); "
           "ds reused at 8 threads asks %.2f M/s of it (%.3f queries/lifecycle), %.0f%%\n",
           rates[MODE_STREAM_QUERY][0] / 1e6, rates[MODE_STREAM_QUERY][3] / 1e6,
           queries[MODE_DS_REUSED][3] * rates[MODE_DS_REUSED][3] / 1e6, queries[MODE_DS_REUSED][3],
