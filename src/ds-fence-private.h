@@ -14,7 +14,7 @@
  *     the new work behind the old. No event, no query, ever.
  *  4. Anyone else (another stream, the host) takes it only once the fence
  *     is known complete: all seqs <= DsStreamState.completed are. A stream
- *     is checked (one cudaStreamQuery; an event only if it is busy, which
+ *     is checked (one cuStreamQuery; an event only if it is busy, which
  *     fences the releases so far) at a release, where it is known to be
  *     alive, and only for a resource whose blocks others want (a pool's
  *     cross_demand; it fades 100 ms after the last request that wanted

@@ -47,11 +47,11 @@ typedef struct _DsPoolStats DsPoolStats;
  * @cache_misses: requests that went to the upstream resource (this
  *   includes requests too large or too aligned to be cached)
  * @events_recorded: CUDA events recorded to mark the end of the work that
- *   may use a block given back in a stream's order (`cudaEventRecord`)
+ *   may use a block given back in a stream's order (`cuEventRecord`)
  * @events_created: CUDA events created (`cudaEventCreateWithFlags`);
  *   events are reused, so this stops growing once the pool is warm
  * @event_queries: non-blocking completion checks (`cudaEventQuery` and
- *   `cudaStreamQuery`)
+ *   `cuStreamQuery`)
  * @stream_waits: streams made to wait for another stream's release
  *   (`cudaStreamWaitEvent`)
  * @event_waits: blocking waits for a release to complete
