@@ -54,15 +54,28 @@ static struct
    * to the driver: the runtime's wrappers cost more than the call itself
    * (H200, one thread: cudaStreamGetId 66-77 ns against 22-27 for
    * cuStreamGetId, cudaStreamQuery 319-352 against 244-288 for
-   * cuStreamQuery, cudaEventRecord 195 against 162). Where the driver
-   * refuses (no context current for the legacy stream, an error), the
-   * runtime call runs instead, sets up what it sets up and names the
-   * error. NULL where the entry point is missing: the runtime only. */
+   * cuStreamQuery, cudaEventRecord 195 against 162). Explicit streams
+   * only (see by_driver ()); where the driver fails, the runtime call runs
+   * instead and names the error. NULL where the entry point is missing:
+   * the runtime only. */
   DsCuStreamGetId    stream_get_id;
   DsCuStreamQuery    stream_query;
   DsCuEventRecord    event_record;
   gpointer           primary[MAX_CACHED_DEVICES];
 } cuda;
+
+/* Whether a call on @stream may go to the driver: an explicit stream,
+ * which carries its context. The legacy and per-thread default streams
+ * (NULL, cudaStreamLegacy, cudaStreamPerThread) mean the current
+ * context's, and on a thread that has none the driver refuses them
+ * (CUDA_ERROR_INVALID_CONTEXT, which compute-sanitizer reports as an
+ * error) where the runtime sets the device's primary context up. */
+static inline gboolean
+by_driver (gboolean  have_entry_point,
+           gpointer  stream)
+{
+  return have_entry_point && (guintptr) stream > (guintptr) cudaStreamPerThread;
+}
 
 static gpointer
 get_entry_point (const char *symbol)
@@ -303,7 +316,7 @@ ds_cuda_stream_describe (gpointer  stream,
       unsigned long long stream_id = 0;
       int d = device_hint;
 
-      if ((cuda.stream_get_id == NULL ||
+      if ((!by_driver (cuda.stream_get_id != NULL, stream) ||
            DRIVER (cuda.stream_get_id (stream, &stream_id)) != CU_OK) &&
           cudaStreamGetId (stream, &stream_id) != cudaSuccess)
         {
@@ -450,7 +463,7 @@ DsCudaStatus
 ds_cuda_stream_query (gpointer   stream,
                       GError   **error)
 {
-  if (G_LIKELY (cuda.stream_query != NULL))
+  if (G_LIKELY (by_driver (cuda.stream_query != NULL, stream)))
     {
       int result = DRIVER (cuda.stream_query (stream));
 
@@ -515,7 +528,8 @@ ds_cuda_event_record (gpointer   event,
                       gpointer   stream,
                       GError   **error)
 {
-  if (G_LIKELY (cuda.event_record != NULL) && DRIVER (cuda.event_record (event, stream)) == CU_OK)
+  if (G_LIKELY (by_driver (cuda.event_record != NULL, stream)) &&
+      DRIVER (cuda.event_record (event, stream)) == CU_OK)
     return TRUE;
 
   return DS_CUDA_CHECK (cudaEventRecord (event, stream), error);

@@ -16,6 +16,9 @@
 
 #if HAVE_CUDA
 
+#include "ds-access-order-private.h"
+#include "ds-cuda-private.h"
+
 static void
 test_gpu_stream_order (void)
 {
@@ -233,6 +236,93 @@ test_gpu_wait_equal (void)
   ds_test_stream_free (a);
 }
 
+/* On a thread that has never used CUDA: no context is current. */
+typedef struct
+{
+  guint64      driver_calls;
+  guint        runtime_calls;
+  DsCudaStatus status;
+  GError      *error;
+} LegacyQuery;
+
+static gpointer
+query_legacy_stream (gpointer data)
+{
+  LegacyQuery *q = data;
+  guint64 before = ds_cuda_get_n_driver_calls ();
+
+  ds_test_cuda_spy_reset ();
+  q->status = ds_cuda_stream_query (NULL, &q->error);
+  q->runtime_calls = ds_test_cuda_spy_get_count ();
+  q->driver_calls = ds_cuda_get_n_driver_calls () - before;
+
+  return NULL;
+}
+
+static void
+test_gpu_driver_calls (void)
+{
+  cudaStream_t s;
+  unsigned long long runtime_id = 0;
+  DsAccessOrder order;
+  DsTestGate *gate;
+  LegacyQuery q = { 0, };
+  guint64 before;
+  gboolean spy;
+
+  DS_TEST_REQUIRE_CUDA ();
+
+  g_test_summary ("Stream ids, stream queries and event records of explicit "
+                  "streams go to the driver (ds counts them; the runtime sees "
+                  "none); those of the legacy stream go to the runtime, which "
+                  "answers on a thread with no context current");
+
+  spy = ds_test_cuda_spy_works ();
+  s = ds_test_stream_new ();
+
+  /* The identity is the runtime's. */
+  DS_TEST_CUDA_CHECK (cudaStreamGetId (s, &runtime_id));
+  ds_access_order_init_stream (&order, s, 0);
+  g_assert_cmpuint (ds_access_order_get_stream_id (&order), ==, runtime_id);
+  DS_TEST_CUDA_CHECK (cudaStreamGetId (cudaStreamPerThread, &runtime_id));
+  ds_access_order_init_stream (&order, cudaStreamPerThread, 0);
+  g_assert_cmpuint (ds_access_order_get_stream_id (&order), ==, runtime_id);
+
+  /* A stream seen before: one driver call, no runtime call. */
+  ds_test_cuda_spy_reset ();
+  before = ds_cuda_get_n_driver_calls ();
+  ds_access_order_init_stream (&order, s, 0);
+  g_assert_cmpuint (ds_cuda_get_n_driver_calls () - before, ==, 1);
+  if (spy)
+    ds_test_assert_no_cuda_calls ();
+
+  /* Busy, then idle, through the driver only. */
+  gate = ds_test_gate_new (s);
+  ds_test_cuda_spy_reset ();
+  before = ds_cuda_get_n_driver_calls ();
+  g_assert_cmpint (ds_cuda_stream_query (s, NULL), ==, DS_CUDA_PENDING);
+  g_assert_cmpuint (ds_cuda_get_n_driver_calls () - before, ==, 1);
+  if (spy)
+    ds_test_assert_no_cuda_calls ();
+  DS_TEST_ASSERT_GATE_HELD (gate);
+  ds_test_gate_open (gate);
+  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s));
+  g_assert_cmpint (ds_cuda_stream_query (s, NULL), ==, DS_CUDA_DONE);
+  ds_test_gate_free (gate);
+
+  /* The legacy stream from a thread with no context current, where the
+   * driver would refuse (CUDA_ERROR_INVALID_CONTEXT): the runtime sets the
+   * primary context up and answers. */
+  g_thread_join (g_thread_new ("no-context", query_legacy_stream, &q));
+  g_assert_no_error (q.error);
+  g_assert_cmpint (q.status, ==, DS_CUDA_DONE);
+  g_assert_cmpuint (q.driver_calls, ==, 0);
+  if (spy)
+    g_assert_cmpuint (q.runtime_calls, >=, 1);
+
+  ds_test_stream_free (s);
+}
+
 #endif /* HAVE_CUDA */
 
 int
@@ -247,6 +337,7 @@ main (int    argc,
   ds_test_add_gpu_func ("/Ds/AccessOrder/gpu/wait-default-stream", test_gpu_wait_default_stream);
   ds_test_add_gpu_func ("/Ds/AccessOrder/gpu/wait-host-device", test_gpu_wait_host_device);
   ds_test_add_gpu_func ("/Ds/AccessOrder/gpu/wait-equal", test_gpu_wait_equal);
+  ds_test_add_gpu_func ("/Ds/AccessOrder/gpu/driver-calls", test_gpu_driver_calls);
 
   return g_test_run ();
 }
