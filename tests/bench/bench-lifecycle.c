@@ -715,7 +715,7 @@ main (int    argc,
       "the differences say where the time goes)");
     DsBenchResult *steps[8];
     static const char * const what[8] = {
-      "the stream order (cudaStreamGetId)",
+      "the stream order (its stream id: cuStreamGetId)",
       "+ g_object_new + unref of the scratchpad",
       "reused: a release with nothing in it",
       "reused: + host 16K+48K (one 64K block of the host pool)",
