@@ -39,9 +39,6 @@ struct _DsScratchpad
   /* keep-blocks: a release keeps each kind's newest block where that is
    * safe (ds_scratchpad_release ()). */
   gboolean            keep_blocks;
-  /* Bit per kind lent to a DsScratchpadCursor (ds-scratchpad-cursor.c):
-   * its window is closed, its allocations and every release refused. */
-  guint               cursors;
 
   /* UNSET device_order: the legacy default stream of the current device,
    * resolved at the first allocation that needs a device. UNSET dealloc

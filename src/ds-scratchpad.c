@@ -223,14 +223,6 @@ alloc_slow (DsScratchpad  *self,
   if (!check_request (kind, size, &a, error))
     return NULL;
 
-  if (G_UNLIKELY (self->cursors & (1u << kind)))
-    {
-      g_critical ("ds_scratchpad_alloc: the %s memory of scratchpad %p is lent to a "
-                  "cursor; allocate through the cursor or end it first",
-                  ds_memory_kind_get_nick (kind), (void *) self);
-      return NULL;
-    }
-
   if (G_UNLIKELY (self->disposed))
     {
       g_set_error (error, DS_ERROR, DS_ERROR_DISPOSED,
@@ -448,13 +440,6 @@ ds_scratchpad_release (DsScratchpad *self)
                   "are alive (NumPy arrays, memoryviews, DLPack capsules, CUDA "
                   "array interface consumers); the memory is not given back while "
                   "they may use it", g_atomic_int_get (&self->n_exports));
-      return;
-    }
-  if (G_UNLIKELY (self->cursors != 0))
-    {
-      g_critical ("ds_scratchpad_release: scratchpad %p has memory lent to a cursor "
-                  "(ds_scratchpad_begin_cursor ()); end it first: nothing is given back",
-                  (void *) self);
       return;
     }
 

@@ -28,7 +28,6 @@
 # include "ds-pool-resource.h"
 # include "ds-scratchpad-iface.h"
 # include "ds-scratchpad.h"
-# include "ds-scratchpad-cursor.h"
 # include "ds-block.h"
 # include "ds-kernel-context.h"
 #undef DS_INSIDE

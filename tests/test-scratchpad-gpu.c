@@ -727,68 +727,6 @@ test_gpu_finalize_other_context (void)
   finalize_on_thread (TRUE);
 }
 
-/* Cursors over the default pools, on a real stream: pinned temporaries
- * filled by the CPU go to device temporaries and back, across new blocks
- * and several released lifecycles. */
-static void
-test_gpu_cursors (void)
-{
-  const guint n = 200;
-  cudaStream_t s;
-  g_autoptr(DsAccessOrder) order = NULL;
-  g_autoptr(GError) error = NULL;
-  DsScratchpad *sp;
-  guint8 *out = NULL;
-
-  DS_TEST_REQUIRE_CUDA ();
-
-  g_test_summary ("Cursors hand out real pinned and device memory that the GPU "
-                  "reads and writes, block after block, lifecycle after lifecycle");
-
-  s = ds_test_stream_new ();
-  order = ds_access_order_new_stream (s, -1);
-  DS_TEST_CUDA_CHECK (cudaMallocHost ((void **) &out, n * 4 * KiB));
-  sp = ds_scratchpad_new (order);
-
-  for (guint round = 0; round < 3; round++)
-    {
-      DsScratchpadCursor pinned = ds_scratchpad_begin_cursor (sp, DS_MEMORY_KIND_PINNED);
-      DsScratchpadCursor device = ds_scratchpad_begin_cursor (sp, DS_MEMORY_KIND_DEVICE);
-      guint8 *src[200], *dev[200];
-      gsize size[200];
-
-      for (guint i = 0; i < n; i++)
-        {
-          size[i] = 1 + (i * 997 + round * 31) % (4 * KiB);
-          src[i] = ds_scratchpad_cursor_alloc (&pinned, size[i], 0, &error);
-          g_assert_no_error (error);
-          dev[i] = ds_scratchpad_cursor_alloc (&device, size[i], 256, &error);
-          g_assert_no_error (error);
-          g_assert_cmpuint ((guintptr) dev[i] % 256, ==, 0);
-          ds_test_fill_pattern (src[i], size[i], i + round);
-          DS_TEST_CUDA_CHECK (cudaMemcpyAsync (dev[i], src[i], size[i], cudaMemcpyHostToDevice, s));
-          DS_TEST_CUDA_CHECK (cudaMemcpyAsync (out + i * 4 * KiB, dev[i], size[i],
-                                               cudaMemcpyDeviceToHost, s));
-        }
-      ds_scratchpad_end_cursor (&device);
-      ds_scratchpad_end_cursor (&pinned);
-      DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s));
-      for (guint i = 0; i < n; i++)
-        ds_test_check_pattern (out + i * 4 * KiB, size[i], i + round);
-
-      g_assert_cmpuint (ds_scratchpad_get_n_allocations (sp, DS_MEMORY_KIND_PINNED), ==, n);
-      g_assert_cmpuint (ds_scratchpad_get_n_allocations (sp, DS_MEMORY_KIND_DEVICE), ==, n);
-      if (round == 0)
-        g_assert_cmpuint (ds_scratchpad_get_n_blocks (sp, DS_MEMORY_KIND_DEVICE), >, 1);
-      ds_scratchpad_release (sp);
-    }
-
-  g_assert_finalize_object (sp);
-  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s));
-  DS_TEST_CUDA_CHECK (cudaFreeHost (out));
-  ds_test_stream_free (s);
-}
-
 #endif /* HAVE_CUDA */
 
 int
@@ -808,7 +746,6 @@ main (int    argc,
   ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/keep-blocks", test_gpu_keep_blocks);
   ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/finalize-other-thread", test_gpu_finalize_other_thread);
   ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/finalize-other-context", test_gpu_finalize_other_context);
-  ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/cursors", test_gpu_cursors);
 
   return g_test_run ();
 }

@@ -95,20 +95,6 @@ run_iface (gpointer data,
     ds_bench_sink = ds_scratchpad_iface_alloc (iface, DS_MEMORY_KIND_HOST, ALLOC_SIZE, 16, NULL);
 }
 
-/* A cursor (DsScratchpadCursor), begun and ended in every batch. */
-static void
-run_cursor (gpointer data,
-            guint    n)
-{
-  Bump *b = data;
-  DsScratchpadCursor cursor = ds_scratchpad_begin_cursor (b->sp, DS_MEMORY_KIND_HOST);
-  guint i;
-
-  for (i = 0; i < n; i++)
-    ds_bench_sink = ds_scratchpad_cursor_alloc (&cursor, ALLOC_SIZE, 16, NULL);
-  ds_scratchpad_end_cursor (&cursor);
-}
-
 /* The floor: an inline aligned bump with no checks beyond the bound. */
 static void
 run_floor (gpointer data,
@@ -152,7 +138,7 @@ main (int    argc,
   g_autoptr(DsBenchTable) table = NULL;
   gsize sizes[DS_N_MEMORY_KINDS] = { BLOCK_SIZE, 0, 0, 0 };
   g_autoptr(GError) error = NULL;
-  DsBenchResult *c_path, *iface_path, *cursor_path, *floor_path;
+  DsBenchResult *c_path, *iface_path;
   Bump b = { 0, };
 
   ds_bench_init (&argc, &argv, "bench-bump: one 16-byte host allocation inside a scratchpad block");
@@ -174,20 +160,13 @@ main (int    argc,
                                            run_alloc_macro, bump_between, &b, 65536, 400, 0.5));
   iface_path = ds_bench_table_add (table, ds_bench_run ("ds_scratchpad_iface_alloc (interface)",
                                                         run_iface, bump_between, &b, 65536, 400, 0.5));
-  cursor_path = ds_bench_table_add (table, ds_bench_run ("ds_scratchpad_cursor_alloc (cursor, C loops)",
-                                                         run_cursor, bump_between, &b, 65536, 400, 0.5));
-  floor_path = ds_bench_table_add (table, ds_bench_run ("floor: inline pointer bump",
-                                                        run_floor, NULL, &b, 65536, 400, 0.5));
+  ds_bench_table_add (table, ds_bench_run ("floor: inline pointer bump",
+                                           run_floor, NULL, &b, 65536, 400, 0.5));
   ds_bench_table_add (table, ds_bench_run ("baseline: malloc + free (glibc)",
                                            run_malloc, NULL, &b, 65536, 400, 0.5));
 
   ds_bench_table_target (table, "C fast path", c_path->median_ns, "<=", 2, "ns");
   ds_bench_table_target (table, "interface", iface_path->median_ns, "<=", 4, "ns");
-  ds_bench_table_target (table, "cursor (not a target of issue 9: the same 2 ns)",
-                         cursor_path->median_ns, "<=", 2, "ns");
-  ds_bench_table_note (table, "C fast path %.2fx, cursor %.2fx the floor measured here",
-                       c_path->median_ns / floor_path->median_ns,
-                       cursor_path->median_ns / floor_path->median_ns);
   ds_bench_table_print (table);
 
   g_assert_cmpuint (ds_scratchpad_get_n_blocks (b.sp, DS_MEMORY_KIND_HOST), ==, 1);

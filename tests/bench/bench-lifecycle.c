@@ -214,65 +214,6 @@ small_ds (Ctx          *c,
       ds_bench_sink = ds_scratchpad_alloc (sp, small_kinds[j], plan->sizes[j][k], 0, NULL);
 }
 
-/* The same through a cursor per kind (DsScratchpadCursor). */
-static void
-small_cursor (Ctx          *c,
-              DsScratchpad *sp)
-{
-  Plan *plan = &c->plans[c->next_plan++ % N_PLANS];
-  guint j, k;
-
-  for (j = 0; j < 3; j++)
-    {
-      DsScratchpadCursor cursor = ds_scratchpad_begin_cursor (sp, small_kinds[j]);
-
-      for (k = 0; k < plan->n[j]; k++)
-        ds_bench_sink = ds_scratchpad_cursor_alloc (&cursor, plan->sizes[j][k], 0, NULL);
-      ds_scratchpad_end_cursor (&cursor);
-    }
-}
-
-static void
-small_cursor_new (gpointer data,
-                  guint    n)
-{
-  Ctx *c = data;
-
-  for (guint i = 0; i < n; i++)
-    {
-      DsScratchpad *sp = ds_bench_scratchpad_new (c->stream, c->device);
-
-      small_cursor (c, sp);
-      g_object_unref (sp);
-    }
-}
-
-static void
-small_cursor_reused_on (Ctx          *c,
-                        DsScratchpad *sp,
-                        guint         n)
-{
-  for (guint i = 0; i < n; i++)
-    {
-      small_cursor (c, sp);
-      ds_scratchpad_release (sp);
-    }
-}
-
-static void
-small_cursor_reused (gpointer data,
-                     guint    n)
-{
-  small_cursor_reused_on (data, ((Ctx *) data)->reused, n);
-}
-
-static void
-small_cursor_kept_all (gpointer data,
-                       guint    n)
-{
-  small_cursor_reused_on (data, ((Ctx *) data)->kept_all, n);
-}
-
 /* The same through the interface, as DALI's kernels call Scratchpad. */
 static void
 small_iface (Ctx               *c,
@@ -697,7 +638,6 @@ main (int    argc,
       "of Poisson(1 KiB) for each of host, pinned, device, alignment 16 (256 fixed plans, drawn "
       "before timing). Baselines: host with malloc, pinned and device with the allocator named");
     DsBenchResult *ds_new, *ds_reused, *if_new, *if_reused, *ds_kept, *if_kept, *floor_;
-    DsBenchResult *cur_new, *cur_reused;
 
     ds_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, allocs (C), unref", small_ds_new, sync_stream, &c, 1, 200000, 2.0);
     ds_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (C)", small_ds_reused, sync_stream, &c, 1, 200000, 1.0);
@@ -705,10 +645,6 @@ main (int    argc,
     if_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (interface)", small_iface_reused, sync_stream, &c, 1, 200000, 1.0);
     ds_kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release (C)", small_ds_kept, sync_stream, &c, 1, 200000, 1.0);
     if_kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release (interface)", small_iface_kept, sync_stream, &c, 1, 200000, 1.0);
-    cur_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, allocs (a cursor per kind), unref",
-                                       small_cursor_new, sync_stream, &c, 1, 200000, 2.0);
-    cur_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (a cursor per kind)",
-                                          small_cursor_reused, sync_stream, &c, 1, 200000, 1.0);
     ds_bench_table_add_case (t, "default pools directly, each temporary", small_pool, sync_stream, &c, 1, 200000, 1.0);
     ds_bench_table_add_case (t, "cudaMallocAsync/cudaFreeAsync each", small_async, sync_stream, &c, 1, 200000, 1.0);
     if (have_cub)
@@ -734,10 +670,6 @@ main (int    argc,
     ds_bench_table_target (t, "new scratchpad + order, interface", if_new->median_ns / 1000, "<=", 1.2, "us");
     ds_bench_table_target (t, "reused + release, C", ds_reused->median_ns / 1000, "<=", 0.5, "us");
     ds_bench_table_target (t, "reused + release, interface", if_reused->median_ns / 1000, "<=", 0.5, "us");
-    ds_bench_table_target (t, "new scratchpad + order, cursors (C loops)", cur_new->median_ns / 1000, "<=", 1.2, "us");
-    ds_bench_table_target (t, "reused + release, cursors (C loops)", cur_reused->median_ns / 1000, "<=", 0.5, "us");
-    ds_bench_table_note (t, "cursors against ds_scratchpad_alloc (C), same run: new %.3gx, reused %.3gx",
-                         cur_new->median_ns / ds_new->median_ns, cur_reused->median_ns / ds_reused->median_ns);
     ds_bench_table_target (t, "reused + release with keep-blocks (opt-in), C", ds_kept->median_ns / 1000, "<=", 0.5, "us");
     ds_bench_table_target (t, "reused + release with keep-blocks (opt-in), interface", if_kept->median_ns / 1000, "<=", 0.5, "us");
     ds_bench_table_print (t);
@@ -748,7 +680,7 @@ main (int    argc,
     g_autoptr(DsBenchTable) t = ds_bench_table_new (
       "profile of the reused small-temporaries lifecycle (C), each row adding one step "
       "(means over batches of about 200 us: they differ from the per-lifecycle medians above)");
-    DsBenchResult *floor_, *bumps, *kept_, *reused, *cursors;
+    DsBenchResult *floor_, *bumps, *kept_, *reused;
 
     for (j = 0; j < 3; j++)
       c.floor_blocks[j] = g_malloc (256 << 10);   /* a plan takes at most ~120 KiB */
@@ -758,8 +690,6 @@ main (int    argc,
     bumps = ds_bench_table_add_case (t, "ds bumps + a release that keeps all three blocks "
                                      "(keep-blocks, pinned given back in host order: no pool, no query)",
                                      small_ds_kept_all, sync_stream, &c, 0, 200000, 0.5);
-    cursors = ds_bench_table_add_case (t, "(beside the row above: the same with a cursor per kind)",
-                                       small_cursor_kept_all, sync_stream, &c, 0, 200000, 0.5);
     kept_ = ds_bench_table_add_case (t, "+ the pinned block back to its pool in stream order "
                                      "(keep-blocks, the default pinned order)",
                                      small_ds_kept, sync_stream, &c, 0, 200000, 0.5);
@@ -772,9 +702,6 @@ main (int    argc,
                          "+ the host and device round trips %.0f ns",
                          floor_->median_ns, bumps->median_ns - floor_->median_ns,
                          kept_->median_ns - bumps->median_ns, reused->median_ns - kept_->median_ns);
-    ds_bench_table_note (t, "with a cursor per kind, the bumps and the release over the bare bump: %.0f ns "
-                         "(ds_scratchpad_alloc: %.0f)", cursors->median_ns - floor_->median_ns,
-                         bumps->median_ns - floor_->median_ns);
     note_calls (t, "bumps, all kept", small_ds_kept_all, &c, 1000);
     ds_bench_table_print (t);
     for (j = 0; j < 3; j++)
