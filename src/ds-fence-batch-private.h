@@ -30,11 +30,9 @@ typedef struct
   /*< private >*/
   struct
   {
-    DsStreamState *stream;   /* one reference, unless borrowed */
+    DsStreamState *stream;   /* one reference */
     guint64        seq;
     gboolean       wanted;   /* asked for by a resource that wants checks */
-    gboolean       borrowed; /* seeded (ds_fence_batch_seed ()): no reference */
-    gboolean       recorded; /* @seq is this stream's fence (not yet, if seeded) */
   } fences[4];
   guint          n_fences;
   /* Streams already drained for resources that are not stream-ordered. */
@@ -43,14 +41,6 @@ typedef struct
 } DsFenceBatch;
 
 void           ds_fence_batch_init          (DsFenceBatch        *batch);
-/* Tells @batch (just initialized) the stream state of a stream its blocks
- * are likely given back on, borrowed: the caller keeps @stream alive until
- * ds_fence_batch_finish (). Saves the first block of that stream the
- * lookup and the reference; its fence is recorded where it would have
- * been without the seed, at the first ds_fence_batch_get_fence () for it,
- * and a batch that gives back nothing on it records nothing. */
-void           ds_fence_batch_seed          (DsFenceBatch        *batch,
-                                             DsStreamState       *stream);
 /* The fence of this batch in @order's stream (a device order): numbered
  * (ds_stream_state_record ()) the first time the batch is asked for it,
  * shared afterwards. @wanted: the caller's resource has had requests that

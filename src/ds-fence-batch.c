@@ -53,20 +53,6 @@ ds_fence_batch_init (DsFenceBatch *batch)
   batch->n_drained = 0;
 }
 
-void
-ds_fence_batch_seed (DsFenceBatch  *batch,
-                     DsStreamState *stream)
-{
-  g_return_if_fail (batch->n_fences == 0);
-
-  batch->fences[0].stream = stream;
-  batch->fences[0].seq = 0;
-  batch->fences[0].wanted = FALSE;
-  batch->fences[0].borrowed = TRUE;
-  batch->fences[0].recorded = FALSE;
-  batch->n_fences = 1;
-}
-
 guint64
 ds_fence_batch_get_fence (DsFenceBatch         *batch,
                           const DsAccessOrder  *order,
@@ -81,16 +67,8 @@ ds_fence_batch_get_fence (DsFenceBatch         *batch,
   for (guint i = 0; i < batch->n_fences; i++)
     if (ds_stream_state_matches (batch->fences[i].stream, order))
       {
-        /* Seeded: its first block, the fence as below. */
-        if (G_UNLIKELY (!batch->fences[i].recorded))
-          {
-            batch->fences[i].seq = ds_stream_state_record (batch->fences[i].stream, order,
-                                                           wanted, counters);
-            batch->fences[i].wanted = wanted;
-            batch->fences[i].recorded = TRUE;
-          }
         /* Made without asking; asked now by a resource that wants it. */
-        else if (wanted && !batch->fences[i].wanted)
+        if (wanted && !batch->fences[i].wanted)
           {
             batch->fences[i].seq = ds_stream_state_check (batch->fences[i].stream,
                                                           batch->fences[i].seq,
@@ -107,15 +85,13 @@ ds_fence_batch_get_fence (DsFenceBatch         *batch,
 
   if (batch->n_fences <= last)
     last = batch->n_fences++;
-  else if (!batch->fences[last].borrowed)
+  else
     /* Full: the last entry makes room (its blocks hold their own
      * references); that stream, if it comes back, gets a new fence. */
     ds_stream_state_unref (batch->fences[last].stream);
   batch->fences[last].stream = ss;
   batch->fences[last].seq = seq;
   batch->fences[last].wanted = wanted;
-  batch->fences[last].borrowed = FALSE;
-  batch->fences[last].recorded = TRUE;
 
   *stream = ss;
   return seq;
@@ -184,8 +160,7 @@ void
 ds_fence_batch_finish (DsFenceBatch *batch)
 {
   for (guint i = 0; i < batch->n_fences; i++)
-    if (!batch->fences[i].borrowed)
-      ds_stream_state_unref (batch->fences[i].stream);
+    ds_stream_state_unref (batch->fences[i].stream);
   batch->n_fences = 0;
   batch->n_drained = 0;
 }

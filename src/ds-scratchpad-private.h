@@ -49,11 +49,6 @@ struct _DsScratchpad
 
   guint64             generation;
 
-  /* The stream state of a device order, looked up at the first release
-   * that gives GPU memory back (a reference, dropped at finalize): every
-   * release seeds its fence batch with it. */
-  DsStreamState      *device_stream;
-
   /* Exports of its blocks alive (ds_block_export ()): while any is, the
    * memory is not given back (atomic: views die on any thread). */
   gint                n_exports;

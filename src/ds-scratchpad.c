@@ -427,7 +427,7 @@ ds_scratchpad_release (DsScratchpad *self)
   DsCudaScope scope;
   GError *scope_error = NULL;
   gboolean in_scope = FALSE;
-  guint scoped_kinds = 0, gpu_kinds = 0;
+  guint scoped_kinds = 0;
   gboolean keep;
 
   g_return_if_fail (DS_IS_SCRATCHPAD (self));
@@ -447,24 +447,12 @@ ds_scratchpad_release (DsScratchpad *self)
    * device and context are given back in those of the device order,
    * whichever thread this is: one scope for all of them. */
   for (guint kind = DS_MEMORY_KIND_PINNED; kind < DS_N_MEMORY_KINDS; kind++)
-    if (self->arenas[kind].n_blocks > 0)
-      {
-        gpu_kinds |= 1u << kind;
-        if (!(self->self_scoped & (1u << kind)))
-          scoped_kinds |= 1u << kind;
-      }
+    if (self->arenas[kind].n_blocks > 0 && !(self->self_scoped & (1u << kind)))
+      scoped_kinds |= 1u << kind;
   if (scoped_kinds != 0)
     in_scope = ds_access_order_enter (&self->device_order, &scope, &scope_error);
 
   ds_fence_batch_init (&batch);
-  /* Most GPU blocks go back in the device order: its stream state once
-   * per scratchpad, rather than a lookup and a reference per release. */
-  if (gpu_kinds != 0 && self->device_order.type == DS_ACCESS_ORDER_TYPE_DEVICE)
-    {
-      if (G_UNLIKELY (self->device_stream == NULL))
-        self->device_stream = ds_stream_state_get (&self->device_order);
-      ds_fence_batch_seed (&batch, self->device_stream);
-    }
   /* Dispose gives everything back, kept or not. */
   keep = self->keep_blocks && !self->disposed;
 
@@ -813,7 +801,6 @@ ds_scratchpad_finalize (GObject *object)
       g_clear_object (&self->resources[kind]);
       ds_arena_clear (&self->arenas[kind]);
     }
-  g_clear_pointer (&self->device_stream, ds_stream_state_unref);
 
   G_OBJECT_CLASS (ds_scratchpad_parent_class)->finalize (object);
 }
