@@ -720,7 +720,7 @@ main (int    argc,
       "reused: a release with nothing in it",
       "reused: + host 16K+48K (one 64K block of the host pool)",
       "reused: + pinned 16K+48K (one 64K block, given back in stream order)",
-      "reused: + device 256K+64K (one 512K block once learned; new: a 256K and a 512K block)",
+      "reused: + device 256K+64K (one 512K block once learned; a new scratchpad too, from its thread's memo)",
       "reused: + managed 16K+4K (one 64K block; the whole unit)",
       "new: the whole unit",
     };
