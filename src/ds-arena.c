@@ -118,10 +118,11 @@ take_demand_memo (DsArena *arena)
   arena->next_size = first_block_size (arena);
 }
 
-gsize
-ds_arena_next_block_size (const DsArena *arena,
-                          gsize          size,
-                          gsize          alignment)
+static inline gsize
+next_block_size (const DsArena *arena,
+                 gsize          ceil,
+                 gsize          size,
+                 gsize          alignment)
 {
   gsize padding = alignment > DS_ARENA_BLOCK_ALIGNMENT ? alignment - DS_ARENA_BLOCK_ALIGNMENT : 0;
   gsize needed, block;
@@ -133,7 +134,9 @@ ds_arena_next_block_size (const DsArena *arena,
   /* Double up to the ceiling; a request above it gets a block of its own
    * size, and the next block is a ceiling-sized one again. */
   block = arena->next_size;
-  while (block < needed && block < ceiling (arena))
+  if (G_LIKELY (block >= needed))
+    return MIN (block, MAX (ceil, needed));
+  while (block < needed && block < ceil)
     {
       if (block > G_MAXSIZE / 2)
         return needed;
@@ -142,7 +145,15 @@ ds_arena_next_block_size (const DsArena *arena,
   if (block < needed)
     return needed;
 
-  return MIN (block, MAX (ceiling (arena), needed));
+  return MIN (block, MAX (ceil, needed));
+}
+
+gsize
+ds_arena_next_block_size (const DsArena *arena,
+                          gsize          size,
+                          gsize          alignment)
+{
+  return next_block_size (arena, ceiling (arena), size, alignment);
 }
 
 gpointer
@@ -153,16 +164,18 @@ ds_arena_grow (DsArena              *arena,
                gsize                 alignment,
                GError              **error)
 {
-  gsize block_size;
-  gpointer block, ptr;
+  _DsScratchpadWindow *w = arena->window;
+  gsize block_size, ceil;
+  gpointer block;
 
   if (G_UNLIKELY (arena->iface_of != upstream))
     bind_upstream (arena, upstream);
   if (G_UNLIKELY (arena->n_blocks == 0 && arena->demand_avg == 0 && arena->demand_memo != 0))
     take_demand_memo (arena);
 
-  block_size = ds_arena_next_block_size (arena, size, alignment);
-  if (block_size == 0)
+  ceil = ceiling (arena);
+  block_size = next_block_size (arena, ceil, size, alignment);
+  if (G_UNLIKELY (block_size == 0))
     {
       g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
                    "Size %" G_GSIZE_FORMAT " with alignment %" G_GSIZE_FORMAT
@@ -170,7 +183,7 @@ ds_arena_grow (DsArena              *arena,
       return NULL;
     }
 
-  if (arena->n_blocks == arena->blocks_capacity)
+  if (G_UNLIKELY (arena->n_blocks == arena->blocks_capacity))
     {
       guint capacity = arena->blocks_capacity * 2;
 
@@ -185,7 +198,7 @@ ds_arena_grow (DsArena              *arena,
                                           order, error);
   else
     block = arena->iface->allocate (upstream, block_size, DS_ARENA_BLOCK_ALIGNMENT, error);
-  if (block == NULL)
+  if (G_UNLIKELY (block == NULL))
     {
       if (error != NULL && *error == NULL)
         g_set_error (error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY,
@@ -198,16 +211,30 @@ ds_arena_grow (DsArena              *arena,
   arena->blocks[arena->n_blocks].size = block_size;
   arena->n_blocks++;
   arena->reserved += block_size;
-  arena->next_size = block_size <= ceiling (arena) / 2 ? block_size * 2 : ceiling (arena);
-  arena->n_allocations += arena->window->_n_allocations;
-  arena->window->_n_allocations = 0;
-  arena->window->_cur = (guintptr) block;
-  arena->window->_end = (guintptr) block + block_size;
+  arena->next_size = block_size <= ceil / 2 ? block_size * 2 : ceil;
+  arena->n_allocations += w->_n_allocations;
 
-  ptr = ds_arena_try_bump (arena, size, alignment);
-  g_assert (ptr != NULL);
+  /* The request at the start of the block (aligned to
+   * DS_ARENA_BLOCK_ALIGNMENT) or after its padding: next_block_size ()
+   * made room for both. */
+  if (G_UNLIKELY (alignment > DS_ARENA_BLOCK_ALIGNMENT))
+    {
+      gpointer ptr;
 
-  return ptr;
+      w->_n_allocations = 0;
+      w->_cur = (guintptr) block;
+      w->_end = (guintptr) block + block_size;
+      ptr = ds_arena_try_bump (arena, size, alignment);
+      g_assert (ptr != NULL);
+      return ptr;
+    }
+
+  w->_n_allocations = 1;
+  w->_allocated += size;
+  w->_cur = (guintptr) block + size;
+  w->_end = (guintptr) block + block_size;
+
+  return block;
 }
 
 /* Remembers what this unit of work took, for the next one's first block;
@@ -260,17 +287,27 @@ first_block_size (const DsArena *arena)
   return block;
 }
 
-/* Whether @arena may keep @b for the next unit of work: it covers the
- * first block that unit would take, and is at most twice that (a block
+/* Whether @arena may keep @b for the next unit of work, whose first block
+ * would be @want bytes: @b covers it, and is at most twice that (a block
  * kept from a rare large unit goes back once recent units shrink the
  * hint). The caller keeps nothing of a kind the unit did not use. */
-static gboolean
-worth_keeping (const DsArena      *arena,
-               const DsArenaBlock *b)
+static inline gboolean
+worth_keeping (const DsArenaBlock *b,
+               gsize               want)
 {
-  gsize want = first_block_size (arena);
-
   return b->size >= want && b->size / 2 <= want;
+}
+
+/* Empties the arena, whose next first block is @first bytes. */
+static inline void
+empty (DsArena *arena,
+       gsize    first)
+{
+  arena->n_blocks = 0;
+  memset (arena->window, 0, sizeof *arena->window);
+  arena->n_allocations = 0;
+  arena->reserved = 0;
+  arena->next_size = first;
 }
 
 gboolean
@@ -284,26 +321,29 @@ ds_arena_release (DsArena              *arena,
   DsArenaBlock kept = { NULL, 0 };
   guint n_back = arena->n_blocks;
   gboolean ok = TRUE;
+  gsize first;
 
   remember_demand (arena, upstream);
+  first = first_block_size (arena);
 
   /* Keep the newest block (the largest) if it suits the next unit: it is
    * taken again in the order it was given back in, so nothing needs a
    * fence (see ds_scratchpad_release ()). */
   if (keep && n_back > 0 && ds_arena_get_n_allocations (arena) != 0 &&
-      worth_keeping (arena, &arena->blocks[n_back - 1]))
+      worth_keeping (&arena->blocks[n_back - 1], first))
     kept = arena->blocks[--n_back];
 
   /* A pool (the blocks came through grow (), which looked it up): every
    * block under the batch's fence, no other dispatch. */
   if (G_LIKELY (arena->iface_of == upstream && arena->fenced != NULL))
     {
+      DsFencedDeallocateFunc fenced = arena->fenced;
       const DsAccessOrder *fence_order =
         order != NULL && order->type == DS_ACCESS_ORDER_TYPE_DEVICE ? order : NULL;
 
       for (guint i = n_back; i-- > 0;)
-        arena->fenced (upstream, arena->blocks[i].ptr, arena->blocks[i].size,
-                       DS_ARENA_BLOCK_ALIGNMENT, fence_order, batch);
+        fenced (upstream, arena->blocks[i].ptr, arena->blocks[i].size,
+                DS_ARENA_BLOCK_ALIGNMENT, fence_order, batch);
     }
   else
     {
@@ -324,16 +364,18 @@ ds_arena_release (DsArena              *arena,
         }
     }
 
-  ds_arena_abandon (arena);
+  empty (arena, first);
 
   if (kept.ptr != NULL)
     {
+      gsize ceil = ceiling (arena);
+
       /* The kept block is the current one again, empty: the next unit
        * bumps in it without a slow path. */
       arena->blocks[0] = kept;
       arena->n_blocks = 1;
       arena->reserved = kept.size;
-      arena->next_size = kept.size <= ceiling (arena) / 2 ? kept.size * 2 : ceiling (arena);
+      arena->next_size = kept.size <= ceil / 2 ? kept.size * 2 : ceil;
       arena->window->_cur = (guintptr) kept.ptr;
       arena->window->_end = (guintptr) kept.ptr + kept.size;
     }
@@ -344,9 +386,5 @@ ds_arena_release (DsArena              *arena,
 void
 ds_arena_abandon (DsArena *arena)
 {
-  arena->n_blocks = 0;
-  memset (arena->window, 0, sizeof *arena->window);
-  arena->n_allocations = 0;
-  arena->reserved = 0;
-  arena->next_size = first_block_size (arena);
+  empty (arena, first_block_size (arena));
 }

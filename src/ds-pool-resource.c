@@ -397,7 +397,7 @@ ds_pool_resource_deallocate_fenced (DsMemoryResource    *resource,
                                     DsFenceBatch        *batch)
 {
   DsPoolResource *self = (DsPoolResource *) resource;
-  DsFenceCounters counters = { 0, };
+  DsFenceCounters counters;
   DsStreamState *ss;
   guint64 seq;
 
@@ -407,6 +407,7 @@ ds_pool_resource_deallocate_fenced (DsMemoryResource    *resource,
       return;
     }
 
+  memset (&counters, 0, sizeof counters);
   seq = ds_fence_batch_get_fence (batch, order, g_atomic_int_get (&self->cross_demand),
                                   &counters, &ss);
   if (G_UNLIKELY (counters.events_recorded + counters.events_created + counters.event_queries +

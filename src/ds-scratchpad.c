@@ -203,6 +203,24 @@ grow (DsScratchpad  *self,
   return ptr;
 }
 
+/* Hands @local_error on to @error, named after the request as the caller
+ * made it. */
+G_GNUC_NO_INLINE static void
+propagate_alloc_error (GError       **error,
+                       GError        *local_error,
+                       DsMemoryKind   kind,
+                       gsize          size,
+                       gsize          alignment)
+{
+  char text[64];
+
+  g_propagate_prefixed_error (error, local_error,
+                              "Cannot allocate %" G_GSIZE_FORMAT " bytes of %s memory with %s: ",
+                              size, ds_memory_kind_get_nick (kind),
+                              ds_memory_alignment_text (text, alignment,
+                                                        DS_SCRATCHPAD_DEFAULT_ALIGNMENT));
+}
+
 /* Everything but the bump: checks, lazy set-up, a new block. Every error
  * message names the request as the caller made it. */
 G_GNUC_NO_INLINE static gpointer
@@ -245,11 +263,63 @@ alloc_slow (DsScratchpad  *self,
 
   ptr = grow (self, kind, size, a, &local_error);
   if (G_UNLIKELY (ptr == NULL))
-    g_propagate_prefixed_error (error, local_error,
-                                "Cannot allocate %" G_GSIZE_FORMAT " bytes of %s memory with %s: ",
-                                size, ds_memory_kind_get_nick (kind),
-                                ds_memory_alignment_text (text, alignment,
-                                                          DS_SCRATCHPAD_DEFAULT_ALIGNMENT));
+    propagate_alloc_error (error, local_error, kind, size, alignment);
+
+  return ptr;
+}
+
+/* The class, for the type checks of the paths taken per unit of work:
+ * one comparison where DS_IS_SCRATCHPAD () calls ds_scratchpad_get_type ()
+ * (DsScratchpad is final: an instance is one exactly when its class is
+ * this). Set by class_init, before any instance exists. */
+static gpointer scratchpad_class;
+
+static inline gboolean
+is_scratchpad (gconstpointer instance)
+{
+  return instance != NULL && ((const GTypeInstance *) instance)->g_class == scratchpad_class;
+}
+
+/* A new block for a request that the caller checked (a valid kind, a
+ * non-zero size, a power-of-two alignment @a, no error set) and that did
+ * not fit, when the kind is set up and its upstream needs no scope: what
+ * alloc_slow () does, without its checks and look-ups again, which were
+ * half of the instructions of a reused scratchpad's block taken (issue
+ * 9). FALSE: alloc_slow () must take it (first use of the kind, an
+ * upstream of the caller's, a large alignment or size, a disposed
+ * scratchpad, not a scratchpad at all). */
+static inline gboolean
+can_refill (DsScratchpad *self,
+            DsMemoryKind  kind,
+            gsize         size,
+            gsize         a)
+{
+  return is_scratchpad (self) &&
+         a <= DS_ARENA_BLOCK_ALIGNMENT && size <= G_MAXSIZE / 2 &&
+         self->upstream[kind] != NULL && !self->disposed &&
+         (kind == DS_MEMORY_KIND_HOST || (self->self_scoped & (1u << kind)) != 0);
+}
+
+G_GNUC_NO_INLINE static gpointer
+refill (DsScratchpad  *self,
+        DsMemoryKind   kind,
+        gsize          size,
+        gsize          alignment,
+        gsize          a,
+        GError       **error)
+{
+  const DsAccessOrder *order = NULL;
+  GError *local_error = NULL;
+  gpointer ptr;
+
+  /* upstream[kind] is set: the device order was resolved before it. */
+  if (kind == DS_MEMORY_KIND_DEVICE && ds_access_order_is_device (&self->device_order))
+    order = &self->device_order;
+
+  self->in_use = TRUE;
+  ptr = ds_arena_grow (&self->arenas[kind], self->upstream[kind], order, size, a, &local_error);
+  if (G_UNLIKELY (ptr == NULL))
+    propagate_alloc_error (error, local_error, kind, size, alignment);
 
   return ptr;
 }
@@ -304,6 +374,8 @@ gpointer
 
           if (G_LIKELY (ptr != NULL))
             return ptr;
+          if (G_LIKELY (can_refill (self, kind, size, a)))
+            return refill (self, kind, size, alignment, a, error);
         }
     }
 
@@ -427,10 +499,11 @@ ds_scratchpad_release (DsScratchpad *self)
   DsCudaScope scope;
   GError *scope_error = NULL;
   gboolean in_scope = FALSE;
-  guint scoped_kinds = 0;
+  guint held, scoped_kinds;
   gboolean keep;
 
-  g_return_if_fail (DS_IS_SCRATCHPAD (self));
+  if (G_UNLIKELY (!is_scratchpad (self)))
+    g_return_if_fail (DS_IS_SCRATCHPAD (self));
 
   /* Bindings: memory that an export (a NumPy array, a DLPack capsule) may
    * still use is not given back; see ds_block_export (). */
@@ -443,12 +516,22 @@ ds_scratchpad_release (DsScratchpad *self)
       return;
     }
 
+  /* A bit per kind that holds blocks (spelt out: GCC keeps the loop). */
+  G_STATIC_ASSERT (DS_N_MEMORY_KINDS == 4);
+  held = (guint) (self->arenas[0].n_blocks != 0) |
+         (guint) (self->arenas[1].n_blocks != 0) << 1 |
+         (guint) (self->arenas[2].n_blocks != 0) << 2 |
+         (guint) (self->arenas[3].n_blocks != 0) << 3;
+  if (held == 0)
+    {
+      self->generation++;
+      return;
+    }
+
   /* Blocks of GPU kinds from an upstream that does not enter its own
    * device and context are given back in those of the device order,
    * whichever thread this is: one scope for all of them. */
-  for (guint kind = DS_MEMORY_KIND_PINNED; kind < DS_N_MEMORY_KINDS; kind++)
-    if (self->arenas[kind].n_blocks > 0 && !(self->self_scoped & (1u << kind)))
-      scoped_kinds |= 1u << kind;
+  scoped_kinds = held & ~self->self_scoped & ~(1u << DS_MEMORY_KIND_HOST);
   if (scoped_kinds != 0)
     in_scope = ds_access_order_enter (&self->device_order, &scope, &scope_error);
 
@@ -456,13 +539,12 @@ ds_scratchpad_release (DsScratchpad *self)
   /* Dispose gives everything back, kept or not. */
   keep = self->keep_blocks && !self->disposed;
 
-  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+  /* Host, pinned, device, managed: the lowest bit first. */
+  for (guint left = held; left != 0; left &= left - 1)
     {
+      DsMemoryKind kind = (DsMemoryKind) __builtin_ctz (left);
       DsArena *arena = &self->arenas[kind];
       GError *error = NULL;
-
-      if (arena->n_blocks == 0)
-        continue;
 
       if ((scoped_kinds & (1u << kind)) && !in_scope)
         {
@@ -812,6 +894,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
 
   object_class->dispose = ds_scratchpad_dispose;
   object_class->finalize = ds_scratchpad_finalize;
+  scratchpad_class = klass;
 
   unref_finishes_dispose = glib_major_version == 2 &&
                            glib_minor_version >= 74 && glib_minor_version <= 89;

@@ -642,6 +642,27 @@ test_messages_name_arguments (Fixture       *f,
     g_assert_true (g_str_has_prefix (error->message,
                                      "Cannot allocate 100 bytes of managed memory with alignment 64: "));
   }
+
+  /* The same once the kind is set up and its block is full: the request
+   * that takes a new block goes the short way (refill () in
+   * ds-scratchpad.c), and fails with the same message; the scratchpad
+   * keeps what it had. */
+  {
+    g_autoptr(GError) error = NULL;
+    DsTestKindState before;
+
+    ds_test_scratchpad_alloc_ok (f, DS_MEMORY_KIND_HOST, 100, 0);
+    before = ds_test_scratchpad_kind_state (f, DS_MEMORY_KIND_HOST);
+    ds_test_resource_fail_next (f->res[DS_MEMORY_KIND_HOST], 1);
+    g_assert_null (ds_scratchpad_alloc (f->sp, DS_MEMORY_KIND_HOST, 1 << 20, 0, &error));
+    g_assert_error (error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY);
+    g_assert_true (g_str_has_prefix (error->message,
+                                     "Cannot allocate 1048576 bytes of host memory with "
+                                     "alignment 0 (the default, 16): "));
+    ds_test_assert_kind_state_equal (before, ds_test_scratchpad_kind_state (f, DS_MEMORY_KIND_HOST));
+    g_assert_nonnull (ds_scratchpad_alloc (f->sp, DS_MEMORY_KIND_HOST, 1 << 20, 0, NULL));
+    g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, DS_MEMORY_KIND_HOST), ==, 2);
+  }
 }
 
 static void
