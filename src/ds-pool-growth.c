@@ -69,14 +69,14 @@ ds_pool_total_demand (DsPoolResource *self)
   return total;
 }
 
-/* Called with @shard locked after its demand grew past its mark: adds up
- * all shards and raises the peak. With one thread (or threads that free
- * what they allocate) this sees every new peak; when blocks are freed by
- * other threads than the ones that took them, marks move geometrically so
- * that a producer thread does not add up all shards on every request. */
-static void
-observe_demand (DsPoolResource *self,
-                DsPoolShard    *shard)
+/* Called with @shard locked after its demand grew past its mark. With
+ * one thread (or threads that free what they allocate) this sees every
+ * new peak; when blocks are freed by other threads than the ones that
+ * took them, marks move geometrically so that a producer thread does not
+ * add up all shards on every request. */
+void
+ds_pool_observe_demand (DsPoolResource *self,
+                        DsPoolShard    *shard)
 {
   gint64 total = ds_pool_total_demand (self);
 
@@ -85,18 +85,6 @@ observe_demand (DsPoolResource *self,
     shard->demand_mark = shard->demand;
   else
     shard->demand_mark = shard->demand + shard->demand / 8;
-}
-
-void
-ds_pool_add_demand (DsPoolResource *self,
-                    DsPoolShard    *shard,
-                    gint64          delta)
-{
-  gint64 demand = shard->demand + delta;
-
-  __atomic_store_n (&shard->demand, demand, __ATOMIC_RELAXED);
-  if (G_UNLIKELY (delta > 0 && demand > shard->demand_mark))
-    observe_demand (self, shard);
 }
 
 gboolean

@@ -84,10 +84,23 @@ gint64   ds_pool_total_demand   (DsPoolResource      *self);
 /* Raises the recorded peak to @demand if it is higher. */
 void     ds_pool_update_peak    (DsPoolResource      *self,
                                  gint64               demand);
+/* Called by ds_pool_add_demand () when @shard's demand grew past its
+ * mark: adds up all shards and raises the peak. */
+void     ds_pool_observe_demand (DsPoolResource      *self,
+                                 DsPoolShard         *shard);
+
 /* Adds @delta to @shard's demand (called with its lock held). */
-void     ds_pool_add_demand     (DsPoolResource      *self,
-                                 DsPoolShard         *shard,
-                                 gint64               delta);
+static inline void
+ds_pool_add_demand (DsPoolResource *self,
+                    DsPoolShard    *shard,
+                    gint64          delta)
+{
+  gint64 demand = shard->demand + delta;
+
+  __atomic_store_n (&shard->demand, demand, __ATOMIC_RELAXED);
+  if (G_UNLIKELY (delta > 0 && demand > shard->demand_mark))
+    ds_pool_observe_demand (self, shard);
+}
 
 /* Adds the fence CUDA calls counted in @c to @shard's statistics. */
 void     ds_pool_add_counters   (DsPoolShard           *shard,

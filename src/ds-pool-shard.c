@@ -69,111 +69,24 @@ ds_pool_shard_free (DsPoolShard *shard)
   g_aligned_free (shard);
 }
 
-static inline DsPoolBin *
-shard_bin (DsPoolShard *shard,
-           guint        ac,
-           guint        cls,
-           gboolean     create)
+DsPoolBin *
+ds_pool_shard_make_bins (DsPoolShard *shard,
+                         guint        ac)
 {
-  if (G_UNLIKELY (shard->bins[ac] == NULL))
-    {
-      if (!create)
-        return NULL;
-      shard->bins[ac] = g_new0 (DsPoolBin, DS_POOL_N_SIZE_CLASSES);
-    }
-
-  return &shard->bins[ac][cls];
-}
-
-static inline void
-bin_unlink (DsPoolBin   *bin,
-            DsPoolBlock *b)
-{
-  if (b->prev != NULL)
-    b->prev->next = b->next;
-  else
-    bin->head = b->next;
-  if (b->next != NULL)
-    b->next->prev = b->prev;
-  else
-    bin->tail = b->prev;
-}
-
-static inline void
-bin_push_head (DsPoolBin   *bin,
-               DsPoolBlock *b)
-{
-  b->prev = NULL;
-  b->next = bin->head;
-  if (bin->head != NULL)
-    bin->head->prev = b;
-  else
-    bin->tail = b;
-  bin->head = b;
-}
-
-/* Takes @b out of the cache; returns it and hands its stream reference to
- * *@ss_out. */
-static inline DsPoolBlock *
-take_block_locked (DsPoolShard    *shard,
-                   DsPoolBin      *bin,
-                   DsPoolBlock    *b,
-                   gsize           class_bytes,
-                   DsStreamState **ss_out)
-{
-  bin_unlink (bin, b);
-  *ss_out = b->ss;
-  b->ss = NULL;
-  if (b->pending != 0)
-    {
-      __atomic_store_n (&shard->demand, shard->demand - (gint64) b->pending, __ATOMIC_RELAXED);
-      shard->pending -= b->pending;
-      b->pending = 0;
-    }
-  b->prev = b->next = NULL;
-  __atomic_store_n (&shard->n_cached, shard->n_cached - 1, __ATOMIC_RELAXED);
-  shard->bytes_cached -= class_bytes;
-
-  return b;
-}
-
-void
-ds_pool_shard_put_locked (DsPoolShard   *shard,
-                          DsPoolBlock   *b,
-                          gsize          class_bytes,
-                          DsStreamState *ss,
-                          guint64        seq,
-                          gsize          pending,
-                          guint          stamp)
-{
-  if (ss != NULL && ss == shard->spare_ss)
-    {
-      b->ss = ss;
-      shard->spare_ss = NULL;
-    }
-  else
-    {
-      b->ss = ss != NULL ? ds_stream_state_ref (ss) : NULL;
-    }
-  b->seq = seq;
-  b->pending = pending;
-  b->stamp = stamp;
-  shard->pending += pending;
-  bin_push_head (shard_bin (shard, b->ac, b->cls, TRUE), b);
-  __atomic_store_n (&shard->n_cached, shard->n_cached + 1, __ATOMIC_RELAXED);
-  shard->bytes_cached += class_bytes;
+  shard->bins[ac] = g_new0 (DsPoolBin, DS_POOL_N_SIZE_CLASSES);
+  return shard->bins[ac];
 }
 
 DsPoolBlock *
-ds_pool_shard_take_locked (DsPoolShard          *shard,
-                           guint                 ac,
-                           guint                 cls,
-                           gsize                 class_bytes,
-                           const DsAccessOrder  *order,
-                           DsStreamState       **ss_out,
-                           gboolean             *cross)
+ds_pool_shard_take_slow_locked (DsPoolShard          *shard,
+                                guint                 ac,
+                                guint                 cls,
+                                gsize                 class_bytes,
+                                const DsAccessOrder  *order,
+                                DsStreamState       **ss_out,
+                                gboolean             *cross)
 {
-  DsPoolBin *bin = shard_bin (shard, ac, cls, FALSE);
+  DsPoolBin *bin = ds_pool_shard_bin (shard, ac, cls, FALSE);
   DsPoolBlock *b, *candidate = NULL;
   DsFenceCrossStreamPolicy cross_stream;
   guint n = 0;
@@ -186,15 +99,15 @@ ds_pool_shard_take_locked (DsPoolShard          *shard,
       DsStreamState *ss = b->ss;
 
       if (ss == NULL)
-        return take_block_locked (shard, bin, b, class_bytes, ss_out);
+        return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
       /* Stream order makes reuse on the releasing stream safe at once. */
       if (order != NULL && ds_stream_state_matches (ss, order))
-        return take_block_locked (shard, bin, b, class_bytes, ss_out);
+        return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
       if (ds_stream_state_known_complete (ss, b->seq))
         {
           /* Reusable here only because its stream was checked. */
           *cross = TRUE;
-          return take_block_locked (shard, bin, b, class_bytes, ss_out);
+          return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
         }
       if (b->seq != DS_FENCE_LOST)
         candidate = b;   /* the oldest one seen is the most likely done */
@@ -208,11 +121,11 @@ ds_pool_shard_take_locked (DsPoolShard          *shard,
   if (order != NULL && cross_stream == DS_FENCE_CROSS_STREAM_WAIT)
     {
       if (ds_stream_state_make_wait (candidate->ss, candidate->seq, order, &shard->cuda))
-        return take_block_locked (shard, bin, candidate, class_bytes, ss_out);
+        return ds_pool_shard_take_block_locked (shard, bin, candidate, class_bytes, ss_out);
     }
   else if (ds_stream_state_poll (candidate->ss, candidate->seq, &shard->cuda))
     {
-      return take_block_locked (shard, bin, candidate, class_bytes, ss_out);
+      return ds_pool_shard_take_block_locked (shard, bin, candidate, class_bytes, ss_out);
     }
 
   return NULL;
@@ -226,13 +139,13 @@ ds_pool_shard_take_any_locked (DsPoolShard    *shard,
                                DsStreamState **ss_out,
                                guint64        *seq_out)
 {
-  DsPoolBin *bin = shard_bin (shard, ac, cls, FALSE);
+  DsPoolBin *bin = ds_pool_shard_bin (shard, ac, cls, FALSE);
 
   for (DsPoolBlock *b = bin != NULL ? bin->tail : NULL; b != NULL; b = b->prev)
     if (b->ss == NULL || b->seq != DS_FENCE_LOST)
       {
         *seq_out = b->seq;
-        return take_block_locked (shard, bin, b, class_bytes, ss_out);
+        return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
       }
 
   return NULL;
@@ -291,7 +204,7 @@ ds_pool_shard_evict_locked (DsPoolShard     *shard,
 
                   v.class_bytes = class_bytes;
                   v.seq = b->seq;
-                  v.block = take_block_locked (shard, bin, b, class_bytes, &v.ss);
+                  v.block = ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, &v.ss);
                   g_array_append_val (victims, v);
                   taken += class_bytes;
                 }
