@@ -280,6 +280,25 @@ is_scratchpad (gconstpointer instance)
   return instance != NULL && ((const GTypeInstance *) instance)->g_class == scratchpad_class;
 }
 
+/* A bit per kind that holds blocks (spelt out: GCC keeps the loop). */
+static inline guint
+held_kinds (const DsScratchpad *self)
+{
+  G_STATIC_ASSERT (DS_N_MEMORY_KINDS == 4);
+
+  return (guint) (self->arenas[0].n_blocks != 0) |
+         (guint) (self->arenas[1].n_blocks != 0) << 1 |
+         (guint) (self->arenas[2].n_blocks != 0) << 2 |
+         (guint) (self->arenas[3].n_blocks != 0) << 3;
+}
+
+static inline gboolean
+holds_blocks (const DsScratchpad *self)
+{
+  return (self->arenas[0].n_blocks | self->arenas[1].n_blocks |
+          self->arenas[2].n_blocks | self->arenas[3].n_blocks) != 0;
+}
+
 /* A new block for a request that the caller checked (a valid kind, a
  * non-zero size, a power-of-two alignment @a, no error set) and that did
  * not fit, when the kind is set up and its upstream needs no scope: what
@@ -516,12 +535,7 @@ ds_scratchpad_release (DsScratchpad *self)
       return;
     }
 
-  /* A bit per kind that holds blocks (spelt out: GCC keeps the loop). */
-  G_STATIC_ASSERT (DS_N_MEMORY_KINDS == 4);
-  held = (guint) (self->arenas[0].n_blocks != 0) |
-         (guint) (self->arenas[1].n_blocks != 0) << 1 |
-         (guint) (self->arenas[2].n_blocks != 0) << 2 |
-         (guint) (self->arenas[3].n_blocks != 0) << 3;
+  held = held_kinds (self);
   if (held == 0)
     {
       self->generation++;
@@ -835,18 +849,27 @@ ds_scratchpad_dispose (GObject *object)
   if (self->in_use && g_atomic_int_get (&self->n_exports) == 0)
     ds_scratchpad_release (self);
 
-  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+  if (G_LIKELY (!holds_blocks (self)))
     {
-      if (self->arenas[kind].n_blocks != 0)
-        {
-          /* Kept for the exports: close the bump window, so that not even
-           * the inline bump of ds-scratchpad.h hands out more of it. */
-          self->windows[kind]._end = self->windows[kind]._cur;
-          continue;
-        }
-      self->upstream[kind] = NULL;
-      g_clear_object (&self->resources[kind]);
+      memset (self->upstream, 0, sizeof self->upstream);
+      for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+        if (G_UNLIKELY (self->resources[kind] != NULL))
+          g_clear_object (&self->resources[kind]);
     }
+  else
+    for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+      {
+        if (self->arenas[kind].n_blocks != 0)
+          {
+            /* Kept for the exports: close the bump window, so that not
+             * even the inline bump of ds-scratchpad.h hands out more of
+             * it. */
+            self->windows[kind]._end = self->windows[kind]._cur;
+            continue;
+          }
+        self->upstream[kind] = NULL;
+        g_clear_object (&self->resources[kind]);
+      }
 
   /* GObject's dispose destroys the signal handlers and closures and
    * notifies the weak references. When the last reference goes,
@@ -869,19 +892,20 @@ static void
 ds_scratchpad_finalize (GObject *object)
 {
   DsScratchpad *self = DS_SCRATCHPAD (object);
-  gboolean held = FALSE;
 
   /* Blocks kept at dispose for exports: each export held a reference, so
    * they are all gone now. */
-  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
-    held |= self->arenas[kind].n_blocks != 0;
-  if (G_UNLIKELY (held))
+  if (G_UNLIKELY (holds_blocks (self)))
     ds_scratchpad_release (self);
 
+  /* Dispose dropped the resources; the arenas have heap room only past
+   * two blocks of a kind. */
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
-      g_clear_object (&self->resources[kind]);
-      ds_arena_clear (&self->arenas[kind]);
+      if (G_UNLIKELY (self->resources[kind] != NULL))
+        g_clear_object (&self->resources[kind]);
+      if (G_UNLIKELY (self->arenas[kind].blocks != self->arenas[kind].inline_blocks))
+        ds_arena_clear (&self->arenas[kind]);
     }
 
   G_OBJECT_CLASS (ds_scratchpad_parent_class)->finalize (object);
