@@ -442,7 +442,8 @@ ds_pool_give_back (DsPoolResource      *self,
 
   ds_pool_add_counters (shard, &counters);
   ds_pool_shard_lock (shard);
-  ds_pool_add_demand (self, shard, -(gint64) demand);
+  if (ds_pool_shard_add_demand_locked (shard, -(gint64) demand))
+    ds_pool_observe_demand (self, shard);
   ds_pool_shard_unlock (shard);
 
   if (freed)

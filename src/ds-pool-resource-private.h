@@ -84,23 +84,11 @@ gint64   ds_pool_total_demand   (DsPoolResource      *self);
 /* Raises the recorded peak to @demand if it is higher. */
 void     ds_pool_update_peak    (DsPoolResource      *self,
                                  gint64               demand);
-/* Called by ds_pool_add_demand () when @shard's demand grew past its
- * mark: adds up all shards and raises the peak. */
+/* Called after @shard's demand grew past its mark
+ * (ds_pool_shard_add_demand_locked ()): adds up all shards and raises
+ * the peak. Called with @shard locked. */
 void     ds_pool_observe_demand (DsPoolResource      *self,
                                  DsPoolShard         *shard);
-
-/* Adds @delta to @shard's demand (called with its lock held). */
-static inline void
-ds_pool_add_demand (DsPoolResource *self,
-                    DsPoolShard    *shard,
-                    gint64          delta)
-{
-  gint64 demand = shard->demand + delta;
-
-  __atomic_store_n (&shard->demand, demand, __ATOMIC_RELAXED);
-  if (G_UNLIKELY (delta > 0 && demand > shard->demand_mark))
-    ds_pool_observe_demand (self, shard);
-}
 
 /* Adds the fence CUDA calls counted in @c to @shard's statistics. */
 void     ds_pool_add_counters   (DsPoolShard           *shard,

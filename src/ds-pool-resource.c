@@ -163,6 +163,40 @@ current_shard (DsPoolResource *self,
   return self->shards[i];
 }
 
+/* Adds @delta to @shard's demand, and the peak if need be. Called with
+ * its lock held. */
+static inline void
+add_demand (DsPoolResource *self,
+            DsPoolShard    *shard,
+            gint64          delta)
+{
+  if (G_UNLIKELY (ds_pool_shard_add_demand_locked (shard, delta)))
+    ds_pool_observe_demand (self, shard);
+}
+
+/* A block of class (@ac, @cls) of @shard that a request in @order may
+ * use now (see ds_pool_shard_scan_locked ()): the newest of its bin when
+ * that needs no look at a fence, without a call. Called with the lock
+ * held. */
+static inline DsPoolBlock *
+take_locked (DsPoolShard          *shard,
+             guint                 ac,
+             guint                 cls,
+             gsize                 class_bytes,
+             const DsAccessOrder  *order,
+             DsStreamState       **ss_out,
+             gboolean             *cross)
+{
+  DsPoolBin *bin = ds_pool_shard_bin (shard, ac, cls);
+
+  if (bin == NULL || bin->head == NULL)
+    return NULL;
+  if (G_LIKELY (ds_pool_shard_can_take_at_once (bin->head, order)))
+    return ds_pool_shard_take_block_locked (shard, bin, bin->head, class_bytes, ss_out);
+
+  return ds_pool_shard_scan_locked (shard, bin, class_bytes, order, ss_out, cross);
+}
+
 /* Takes a block of @size bytes aligned to @alignment (validated) for use
  * in @order (NULL or host order: by anyone, at once). */
 static gpointer
@@ -208,14 +242,14 @@ pool_alloc (DsPoolResource       *self,
                 class_bytes <= __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
     {
       ds_pool_shard_lock (shard);
-      b = ds_pool_shard_take_locked (shard, ac, cls, class_bytes, order, &ss, &cross);
+      b = take_locked (shard, ac, cls, class_bytes, order, &ss, &cross);
       if (G_LIKELY (b != NULL))
         {
           if (G_UNLIKELY (cross))
             ds_pool_note_cross_demand (self);
           ds_pool_block_hand_out (b, size, alignment, index);
           shard->hits++;
-          ds_pool_add_demand (self, shard, (gint64) demand);
+          add_demand (self, shard, (gint64) demand);
           ss = ds_pool_shard_keep_ref_locked (shard, ss);
           ds_pool_shard_unlock (shard);
           if (ss != NULL)
@@ -233,7 +267,7 @@ pool_alloc (DsPoolResource       *self,
             continue;
 
           ds_pool_shard_lock (other);
-          b = ds_pool_shard_take_locked (other, ac, cls, class_bytes, order, &ss, &cross);
+          b = take_locked (other, ac, cls, class_bytes, order, &ss, &cross);
           /* Its new home, under the old home's lock. */
           if (b != NULL)
             ds_pool_block_hand_out (b, size, alignment, index);
@@ -257,7 +291,7 @@ pool_alloc (DsPoolResource       *self,
     shard->hits++;
   else
     shard->misses++;
-  ds_pool_add_demand (self, shard, (gint64) demand);
+  add_demand (self, shard, (gint64) demand);
   ds_pool_shard_unlock (shard);
 
   return b->ptr;
@@ -296,6 +330,7 @@ pool_free (DsPoolResource      *self,
            const DsAccessOrder *order)
 {
   DsPoolShard *shard;
+  DsPoolBin *bin;
   DsPoolBlock *b;
   guint64 state = 0;
   gsize pending, demand;
@@ -339,9 +374,12 @@ pool_free (DsPoolResource      *self,
       return;
     }
 
-  ds_pool_shard_put_locked (shard, b, b->up_size, ss, seq, pending, ds_pool_epoch (self));
+  bin = ds_pool_shard_bin (shard, b->ac, b->cls);
+  if (G_UNLIKELY (bin == NULL))
+    bin = ds_pool_shard_make_bin (shard, b->ac, b->cls);
+  ds_pool_shard_put_locked (shard, bin, b, b->up_size, ss, seq, pending, ds_pool_epoch (self));
   if (pending == 0)
-    ds_pool_add_demand (self, shard, -(gint64) demand);
+    add_demand (self, shard, -(gint64) demand);
   check = ++shard->frees % DS_POOL_RELEASE_CHECK_EVERY == 0;
   ds_pool_shard_unlock (shard);
 

@@ -125,8 +125,33 @@ typedef struct
   DsStreamState   *spare_ss;
 } DsPoolShard;
 
-/* The slow path of ds_pool_shard_lock (): the lock was held. */
-void         ds_pool_lock_wait          (DsPoolLock          *lock);
+/* The slow path of ds_pool_shard_lock (): the lock was held. Out of line
+ * (one copy per file that locks shards), so that the lock itself stays
+ * an exchange and a branch. */
+G_GNUC_NO_INLINE G_GNUC_UNUSED static void
+ds_pool_lock_wait (DsPoolLock *lock)
+{
+  for (guint spins = 0;; spins++)
+    {
+      if (!__atomic_load_n (&lock->held, __ATOMIC_RELAXED) &&
+          !__atomic_exchange_n (&lock->held, 1, __ATOMIC_ACQUIRE))
+        return;
+
+      /* The holder is most likely running: wait a little on the cache
+       * line; then it may have been preempted (or be in a CUDA call):
+       * give it the CPU. */
+      if (spins < 100)
+        {
+#if defined(__x86_64__) || defined(__i386__)
+          __builtin_ia32_pause ();
+#elif defined(__aarch64__)
+          __asm__ __volatile__ ("yield");
+#endif
+        }
+      else
+        g_thread_yield ();
+    }
+}
 
 static inline void
 ds_pool_shard_lock (DsPoolShard *shard)
@@ -168,28 +193,32 @@ ds_pool_shard_keep_ref_locked (DsPoolShard   *shard,
   return old;
 }
 
-/* The bins of alignment class @ac, made on first use. */
-DsPoolBin   *ds_pool_shard_make_bins    (DsPoolShard         *shard,
-                                         guint                ac);
+/* The hot half of a shard is inline, below: a block's round trip through
+ * a pool is a few dozen instructions in each of these, and the calls were
+ * a fifth of them (issue 9). None of them calls out of the shard; the
+ * pool composes them with the out-of-line halves further down
+ * (ds-pool-resource.c). */
 
-/* The bin of class (@ac, @cls); NULL if its alignment class has none yet
- * and @create is FALSE. */
+/* The bin of class (@ac, @cls); NULL while its alignment class has none
+ * (ds_pool_shard_make_bin ()). */
 static inline DsPoolBin *
 ds_pool_shard_bin (DsPoolShard *shard,
                    guint        ac,
-                   guint        cls,
-                   gboolean     create)
+                   guint        cls)
 {
   DsPoolBin *bins = shard->bins[ac];
 
-  if (G_UNLIKELY (bins == NULL))
-    {
-      if (!create)
-        return NULL;
-      bins = ds_pool_shard_make_bins (shard, ac);
-    }
+  return G_LIKELY (bins != NULL) ? &bins[cls] : NULL;
+}
 
-  return &bins[cls];
+/* Whether @b, the newest block of its bin, may go to a request in @order
+ * (NULL: host order) without a look at its fence: it has none, or it was
+ * given back in @order's own stream (one stream's steady state). */
+static inline gboolean
+ds_pool_shard_can_take_at_once (const DsPoolBlock   *b,
+                                const DsAccessOrder *order)
+{
+  return b->ss == NULL || (order != NULL && ds_stream_state_matches (b->ss, order));
 }
 
 /* Takes @b out of @bin of @shard; returns it and hands its stream
@@ -224,15 +253,14 @@ ds_pool_shard_take_block_locked (DsPoolShard    *shard,
   return b;
 }
 
-/* Files @b (of class (@b->ac, @b->cls), @class_bytes), given back under
- * the fence (@ss, @seq) (@ss NULL: none; the shard takes a reference, its
- * spare one if that is @ss's), in the pool's epoch @stamp, newest first.
- * @pending: the demand that stays counted for it in this shard until it
- * is taken out again. Called with the lock held. Inline, as the take
- * below: a block's round trip through a pool is a few dozen instructions
- * of each, and the calls were a fifth of them. */
+/* Files @b (of class (@b->ac, @b->cls), @class_bytes) in @bin, its bin,
+ * newest first, given back under the fence (@ss, @seq) (@ss NULL: none;
+ * the shard takes a reference, its spare one if that is @ss's), in the
+ * pool's epoch @stamp. @pending: the demand that stays counted for it in
+ * this shard until it is taken out again. Called with the lock held. */
 static inline void
 ds_pool_shard_put_locked (DsPoolShard   *shard,
+                          DsPoolBin     *bin,
                           DsPoolBlock   *b,
                           gsize          class_bytes,
                           DsStreamState *ss,
@@ -240,8 +268,6 @@ ds_pool_shard_put_locked (DsPoolShard   *shard,
                           gsize          pending,
                           guint          stamp)
 {
-  DsPoolBin *bin;
-
   if (ss != NULL && ss == shard->spare_ss)
     {
       b->ss = ss;
@@ -256,7 +282,6 @@ ds_pool_shard_put_locked (DsPoolShard   *shard,
   b->stamp = stamp;
   shard->pending += pending;
 
-  bin = ds_pool_shard_bin (shard, b->ac, b->cls, TRUE);
   b->prev = NULL;
   b->next = bin->head;
   if (bin->head != NULL)
@@ -269,44 +294,38 @@ ds_pool_shard_put_locked (DsPoolShard   *shard,
   shard->bytes_cached += class_bytes;
 }
 
-/* ds_pool_shard_take_locked () past the newest block of the bin. */
-DsPoolBlock *ds_pool_shard_take_slow_locked (DsPoolShard     *shard,
-                                             guint            ac,
-                                             guint            cls,
-                                             gsize            class_bytes,
-                                             const DsAccessOrder *order,
-                                             DsStreamState  **ss_out,
-                                             gboolean        *cross);
-
-/* A block of class (@ac, @cls) that a request in @order (NULL: host
- * order) may use now, or NULL; its fence's stream reference goes to
- * *@ss_out. *@cross is set when the request wanted a block given back
- * under another stream's fence (or, for a host-order request, any fence):
- * one was taken because its fence was known complete, or one was there
- * but still pending (the pool then wants its streams checked; see
- * ds_pool_note_cross_demand ()). Called with the lock held. The newest
- * block, when it has no fence or was given back in @order's stream (one
- * stream's steady state), is taken here; the rest of the scan is out of
- * line. */
-static inline DsPoolBlock *
-ds_pool_shard_take_locked (DsPoolShard          *shard,
-                           guint                 ac,
-                           guint                 cls,
-                           gsize                 class_bytes,
-                           const DsAccessOrder  *order,
-                           DsStreamState       **ss_out,
-                           gboolean             *cross)
+/* Adds @delta to @shard's demand; TRUE when that raised it past the
+ * shard's mark, and the pool must look at its peak
+ * (ds_pool_observe_demand ()). Called with the lock held. */
+static inline gboolean
+ds_pool_shard_add_demand_locked (DsPoolShard *shard,
+                                 gint64       delta)
 {
-  DsPoolBin *bin = ds_pool_shard_bin (shard, ac, cls, FALSE);
-  DsPoolBlock *b;
+  gint64 demand = shard->demand + delta;
 
-  if (bin == NULL || (b = bin->head) == NULL)
-    return NULL;
-  if (G_LIKELY (b->ss == NULL || (order != NULL && ds_stream_state_matches (b->ss, order))))
-    return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
-
-  return ds_pool_shard_take_slow_locked (shard, ac, cls, class_bytes, order, ss_out, cross);
+  __atomic_store_n (&shard->demand, demand, __ATOMIC_RELAXED);
+  return delta > 0 && demand > shard->demand_mark;
 }
+
+/* The bin of class (@ac, @cls), making its alignment class's bins. */
+DsPoolBin   *ds_pool_shard_make_bin     (DsPoolShard         *shard,
+                                         guint                ac,
+                                         guint                cls);
+
+/* A block of @bin (one with a newest block that
+ * ds_pool_shard_can_take_at_once () refused) that a request in @order
+ * (NULL: host order) may use now, or NULL; its fence's stream reference
+ * goes to *@ss_out. *@cross is set when the request wanted a block given
+ * back under another stream's fence (or, for a host-order request, any
+ * fence): one was taken because its fence was known complete, or one was
+ * there but still pending (the pool then wants its streams checked; see
+ * ds_pool_note_cross_demand ()). Called with the lock held. */
+DsPoolBlock *ds_pool_shard_scan_locked  (DsPoolShard         *shard,
+                                         DsPoolBin           *bin,
+                                         gsize                class_bytes,
+                                         const DsAccessOrder *order,
+                                         DsStreamState      **ss_out,
+                                         gboolean            *cross);
 
 /* The oldest block of class (@ac, @cls) whatever its fence (except one
  * that never completes), for a caller that will wait for the fence; NULL

@@ -25,31 +25,6 @@ ds_pool_class_size (guint cls)
   return (gsize) (((guint64) (top + 1) << (msb - 2)) << DS_POOL_GRANULE_SHIFT);
 }
 
-void
-ds_pool_lock_wait (DsPoolLock *lock)
-{
-  for (guint spins = 0;; spins++)
-    {
-      if (!__atomic_load_n (&lock->held, __ATOMIC_RELAXED) &&
-          !__atomic_exchange_n (&lock->held, 1, __ATOMIC_ACQUIRE))
-        return;
-
-      /* The holder is most likely running: wait a little on the cache
-       * line; then it may have been preempted (or be in a CUDA call):
-       * give it the CPU. */
-      if (spins < 100)
-        {
-#if defined(__x86_64__) || defined(__i386__)
-          __builtin_ia32_pause ();
-#elif defined(__aarch64__)
-          __asm__ __volatile__ ("yield");
-#endif
-        }
-      else
-        g_thread_yield ();
-    }
-}
-
 DsPoolShard *
 ds_pool_shard_new (void)
 {
@@ -70,29 +45,27 @@ ds_pool_shard_free (DsPoolShard *shard)
 }
 
 DsPoolBin *
-ds_pool_shard_make_bins (DsPoolShard *shard,
-                         guint        ac)
+ds_pool_shard_make_bin (DsPoolShard *shard,
+                        guint        ac,
+                        guint        cls)
 {
-  shard->bins[ac] = g_new0 (DsPoolBin, DS_POOL_N_SIZE_CLASSES);
-  return shard->bins[ac];
+  if (shard->bins[ac] == NULL)
+    shard->bins[ac] = g_new0 (DsPoolBin, DS_POOL_N_SIZE_CLASSES);
+
+  return &shard->bins[ac][cls];
 }
 
 DsPoolBlock *
-ds_pool_shard_take_slow_locked (DsPoolShard          *shard,
-                                guint                 ac,
-                                guint                 cls,
-                                gsize                 class_bytes,
-                                const DsAccessOrder  *order,
-                                DsStreamState       **ss_out,
-                                gboolean             *cross)
+ds_pool_shard_scan_locked (DsPoolShard          *shard,
+                           DsPoolBin            *bin,
+                           gsize                 class_bytes,
+                           const DsAccessOrder  *order,
+                           DsStreamState       **ss_out,
+                           gboolean             *cross)
 {
-  DsPoolBin *bin = ds_pool_shard_bin (shard, ac, cls, FALSE);
   DsPoolBlock *b, *candidate = NULL;
   DsFenceCrossStreamPolicy cross_stream;
   guint n = 0;
-
-  if (bin == NULL || bin->head == NULL)
-    return NULL;
 
   for (b = bin->head; b != NULL && n < SCAN_LIMIT; b = b->next, n++)
     {
@@ -139,7 +112,7 @@ ds_pool_shard_take_any_locked (DsPoolShard    *shard,
                                DsStreamState **ss_out,
                                guint64        *seq_out)
 {
-  DsPoolBin *bin = ds_pool_shard_bin (shard, ac, cls, FALSE);
+  DsPoolBin *bin = ds_pool_shard_bin (shard, ac, cls);
 
   for (DsPoolBlock *b = bin != NULL ? bin->tail : NULL; b != NULL; b = b->prev)
     if (b->ss == NULL || b->seq != DS_FENCE_LOST)
