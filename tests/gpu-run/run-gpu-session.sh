@@ -1,0 +1,51 @@
+#!/bin/bash
+# run-gpu-session.sh: one device call's worth of issue 9's GPU run, from a
+# bundle made by ../shared/gpu/bundle (see HACKING.md, "Running on a GPU
+# machine").
+#
+# Copyright 2026 The ds authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Here:
+#   ../shared/gpu/bundle build-gpu .gpu --suite ds --suite bench
+#   cp -n .gpu/lib/* .gpu/data/build/src/
+#   cp tests/gpu-run/run-gpu-session.sh tests/gpu-run/run-gpu-reliability.sh .gpu/
+#   # for an A/B: another build's library as .gpu/ab/base/libds-1.0.so.0
+# On the GPU machine (device tool: carry [".gpu"]):
+#   DEADLINE=570 .gpu/run-gpu-session.sh STEP...
+#
+# Steps, each into $OUT/STEP.txt, skipped once DEADLINE seconds (default
+# 570) have gone: tests (every bundled test), lifecycle, cuda-calls, bump,
+# threads, host, pool (the benchmark of that name, DS_BENCH_TIME default
+# 1.0), san (compute-sanitizer memcheck, racecheck, synccheck, initcheck
+# over every *-gpu program, SAN_TIMEOUT=150), abN (N alternating pairs of
+# bench-lifecycle at DS_BENCH_TIME=0.3, the ab/base library first, into
+# $OUT/ab-base-I.txt and ab-new-I.txt). The device tool brings back only a
+# few files: OUT=/tmp/o ... then tar /tmp/o into the real $OUT.
+B=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+DEADLINE=${DEADLINE:-570}; T0=$SECONDS
+left () { echo $((DEADLINE - (SECONDS - T0))); }
+NEW="$B/data/build/src:$B/lib"; BASE="$B/ab/base:$B/lib"
+nvidia-smi -L > "$OUT/device.txt" 2>&1
+for step in "$@"; do
+  l=$(left); ((l > 20)) || { echo "skip $step: no time" >> "$OUT/drive.txt"; continue; }
+  s=$SECONDS
+  case $step in
+    tests) timeout -k 5 $l "$B/run.sh" > "$OUT/tests.txt" 2>&1 ;;
+    san) SAN_TIMEOUT=150 timeout -k 5 $l "$B/run-gpu-reliability.sh" memcheck racecheck synccheck initcheck > "$OUT/san.txt" 2>&1 ;;
+    lifecycle|cuda-calls|bump|threads|host|pool)
+      G_DEBUG=gc-friendly DS_BENCH_TIME=${DS_BENCH_TIME:-1.0} LD_LIBRARY_PATH="$NEW" timeout -k 5 $l "$B/bin/bench-$step" > "$OUT/$step.txt" 2>&1 ;;
+    ab*)  # abN: N alternating pairs of bench-lifecycle, base library first, DS_BENCH_TIME=0.3
+      n=${step#ab}
+      for ((i = 1; i <= n; i++)); do
+        for v in base new; do
+          l=$(left); ((l > 20)) || break 2
+          if [[ $v == base ]]; then L=$BASE; else L=$NEW; fi
+          G_DEBUG=gc-friendly DS_BENCH_TIME=0.3 LD_LIBRARY_PATH="$L" timeout -k 5 $l "$B/bin/bench-lifecycle" > "$OUT/ab-$v-$i.txt" 2>&1
+        done
+      done ;;
+  esac
+  echo "$step: rc=$? $((SECONDS - s)) s" >> "$OUT/drive.txt"
+done
+cat "$OUT/drive.txt"
