@@ -102,6 +102,20 @@ void     ds_arena_clear   (DsArena              *arena);
 void     ds_arena_share_demand (DsArena       *arena,
                                 guint          slot);
 
+/* The cursor after an allocation that ends at @next in a window that ends
+ * at @end: rounded up to 16, which the inline bump of ds-scratchpad.h
+ * counts on to place a request aligned to at most 16 at the cursor
+ * itself, and never past @end (a window whose end is not a multiple of
+ * 16 is then full). */
+static inline guintptr
+ds_arena_cursor_after (guintptr next,
+                       guintptr end)
+{
+  guintptr rounded = (next + 15) & ~(guintptr) 15;
+
+  return rounded >= next && rounded <= end ? rounded : end;
+}
+
 /* The bump itself. @alignment must be a non-zero power of two and @size
  * non-zero; returns NULL when the current block cannot fit the request. */
 static inline gpointer
@@ -114,7 +128,7 @@ ds_arena_try_bump (DsArena *arena,
 
   if (G_LIKELY (p >= w->_cur && p <= w->_end && size <= w->_end - p))
     {
-      w->_cur = p + size;
+      w->_cur = ds_arena_cursor_after (p + size, w->_end);
       w->_allocated += size;
       w->_n_allocations++;
       return (gpointer) p;

@@ -231,8 +231,8 @@ ds_arena_grow (DsArena              *arena,
 
   w->_n_allocations = 1;
   w->_allocated += size;
-  w->_cur = (guintptr) block + size;
   w->_end = (guintptr) block + block_size;
+  w->_cur = ds_arena_cursor_after ((guintptr) block + size, w->_end);
 
   return block;
 }

@@ -363,6 +363,11 @@ refill (DsScratchpad  *self,
  * with no lock, no CUDA call and no type check. Bindings use
  * [method@Ds.Scratchpad.alloc_block].
  *
+ * Every allocation starts on a multiple of 16 at least (an @alignment
+ * below 16 is met by it) and takes @size rounded up to 16 of its block:
+ * the next allocation of the kind starts there, or further on for a
+ * larger alignment.
+ *
  * As everywhere in GLib, @error must be `NULL` or point to `NULL`: with
  * an error already set the call is refused with a critical and returns
  * `NULL`, even when the request would fit in the current block.

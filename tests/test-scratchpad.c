@@ -374,10 +374,10 @@ test_no_overlap (Fixture       *f,
   ds_test_assert_disjoint (ranges);
 }
 
-/* The inline bump with a size and an alignment known at compile time (its
- * own formulation in ds-scratchpad.h): each allocation lands where the
- * general one would, right after the last one, aligned; the block fills to
- * its last byte and the next allocation takes a new block. */
+/* The inline bump with a size and an alignment known at compile time
+ * (folded to constants in ds-scratchpad.h): each allocation lands where
+ * the general one would, right after the last one, aligned; the block
+ * fills to its last byte and the next allocation takes a new block. */
 static void
 test_inline_constant_size (Fixture       *f,
                            gconstpointer  user_data)
@@ -392,7 +392,7 @@ test_inline_constant_size (Fixture       *f,
                   "the general bump puts it, fills the block to its end, and "
                   "the next one takes a new block");
 
-  /* Runtime size and alignment: leaves the cursor unaligned. */
+  /* Runtime size and alignment: the cursor is rounded up to 16 after it. */
   first = ds_test_scratchpad_alloc_ok (f, DS_MEMORY_KIND_HOST, 3, 1);
   end = w->_end;
   expected = ((guintptr) first + 3 + 15) & ~(guintptr) 15;
@@ -425,6 +425,209 @@ test_inline_constant_size (Fixture       *f,
 
     g_assert_true ((guintptr) a == (guintptr) p + 32);
   }
+}
+
+/* The window of @kind, writable: the tests below play an older inline bump. */
+static _DsScratchpadWindow *
+window_of (DsScratchpad *sp,
+           DsMemoryKind  kind)
+{
+  return &((_DsScratchpadHead *) (void *) sp)->_windows[kind];
+}
+
+static void
+test_cursor_16 (Fixture       *f,
+                gconstpointer  user_data)
+{
+  static const gsize sizes[] = { 1, 3, 7, 8, 15, 16, 17, 31, 33, 100 };
+  static const gsize alignments[] = { 0, 1, 2, 4, 8, 16 };
+  guint kind;
+
+  g_test_summary ("Within a block, an allocation aligned to at most 16 starts "
+                  "at the cursor, which stays a multiple of 16: the next one "
+                  "lands the size rounded up to 16 further, whatever its "
+                  "alignment; larger alignments round it up");
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      const _DsScratchpadWindow *w = window_of (f->sp, kind);
+      guint8 *p = ds_test_scratchpad_alloc_ok (f, kind, 1, 1);
+      guint64 n = 1, allocated = 1;
+      guintptr expected = (guintptr) p + 16;
+
+      ds_test_assert_aligned (p, 16);
+      for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+        for (guint j = 0; j < G_N_ELEMENTS (alignments); j++)
+          {
+            g_autoptr(GError) error = NULL;
+            guint8 *q = ds_scratchpad_alloc (f->sp, kind, sizes[i], alignments[j], &error);
+
+            g_assert_no_error (error);
+            g_assert_true ((guintptr) q == expected);
+            g_assert_cmpuint (w->_cur % 16, ==, 0);
+            memset (q, 0xa5, sizes[i]);
+            expected += (sizes[i] + 15) & ~(gsize) 15;
+            n++;
+            allocated += sizes[i];
+          }
+
+      /* Larger alignments, runtime and constant: the cursor rounded up. */
+      for (gsize a = 32; a <= 4096; a <<= 1)
+        {
+          guint8 *q = ds_scratchpad_alloc (f->sp, kind, 5, a, NULL);
+
+          expected = (expected + a - 1) & ~(guintptr) (a - 1);
+          g_assert_true ((guintptr) q == expected);
+          expected += 16;
+          n++;
+          allocated += 5;
+        }
+      {
+        guint8 *q = ds_scratchpad_alloc (f->sp, kind, 24, 64, NULL);
+
+        expected = (expected + 63) & ~(guintptr) 63;
+        g_assert_true ((guintptr) q == expected);
+        expected += 32;
+        n++;
+        allocated += 24;
+      }
+
+      g_assert_true (w->_cur == expected);
+      g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, 1);
+      g_assert_cmpuint (ds_scratchpad_get_n_allocations (f->sp, kind), ==, n);
+      g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, allocated);
+    }
+}
+
+static void
+test_cursor_realigned (Fixture       *f,
+                       gconstpointer  user_data)
+{
+  guint kind;
+
+  g_test_summary ("A cursor that is not a multiple of 16 (as the inline bump of "
+                  "an earlier ds header leaves it) is never handed out for 16: the request "
+                  "goes to the library, which places it aligned as asked and "
+                  "rounds the cursor up again");
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      _DsScratchpadWindow *w = window_of (f->sp, kind);
+      guint8 *p = ds_test_scratchpad_alloc_ok (f, kind, 16, 16);
+      guint8 *q, *r;
+
+      /* What the old bump of 8 bytes aligned to 8 leaves. */
+      w->_cur = (guintptr) p + 24;
+      w->_allocated += 8;
+      w->_n_allocations++;
+
+      q = ds_scratchpad_alloc (f->sp, kind, 8, 8, NULL);
+      g_assert_true (q == p + 24);
+      g_assert_cmpuint (w->_cur, ==, (guintptr) p + 32);
+
+      w->_cur = (guintptr) p + 40;
+      r = ds_scratchpad_alloc (f->sp, kind, 4, 0, NULL);
+      g_assert_true (r == p + 48);
+      g_assert_cmpuint (w->_cur, ==, (guintptr) p + 64);
+      g_assert_cmpuint (ds_scratchpad_get_n_allocations (f->sp, kind), ==, 4);
+      g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, 16 + 8 + 8 + 4);
+      g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, 1);
+    }
+}
+
+/* One kind per loop, as a caller writes it, so that the compiler keeps the
+ * window in registers across the bump and the library's fallback. */
+G_GNUC_NO_INLINE static void
+fill_loop (DsScratchpad *sp,
+           DsMemoryKind  kind,
+           const gsize  *sizes,
+           guint8      **out,
+           guint         n)
+{
+  for (guint i = 0; i < n; i++)
+    out[i] = ds_scratchpad_alloc (sp, kind, sizes[i], 0, NULL);
+}
+
+static void
+test_loop_across_blocks (Fixture       *f,
+                         gconstpointer  user_data)
+{
+  enum { N = 600 };
+  g_autofree gsize *sizes = g_new (gsize, N);
+  g_autofree guint8 **ptrs = g_new0 (guint8 *, N);
+  guint kind;
+
+  g_test_summary ("A loop of allocations that fills several blocks (the bump "
+                  "and the library's fallback taking turns): every pointer "
+                  "16-aligned, no two overlapping, and the counters exact");
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      g_autoptr(GArray) ranges = g_array_new (FALSE, FALSE, sizeof (DsTestRange));
+      guint64 total = 0;
+
+      for (guint i = 0; i < N; i++)
+        {
+          sizes[i] = 1 + g_test_rand_int_range (0, 3000);
+          total += sizes[i];
+        }
+      fill_loop (f->sp, kind, sizes, ptrs, N);
+
+      for (guint i = 0; i < N; i++)
+        {
+          DsTestRange r = { (guintptr) ptrs[i], sizes[i] };
+
+          g_assert_nonnull (ptrs[i]);
+          ds_test_assert_aligned (ptrs[i], 16);
+          memset (ptrs[i], i & 0xff, sizes[i]);
+          g_array_append_val (ranges, r);
+        }
+      for (guint i = 0; i < N; i++)
+        for (gsize b = 0; b < sizes[i]; b++)
+          if (ptrs[i][b] != (i & 0xff))
+            g_error ("kind %u: allocation %u overwritten at byte %" G_GSIZE_FORMAT, kind, i, b);
+      ds_test_assert_disjoint (ranges);
+
+      g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), >, 2);
+      g_assert_cmpuint (ds_scratchpad_get_n_allocations (f->sp, kind), ==, N);
+      g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, total);
+    }
+}
+
+static void
+test_bad_kind_keeps_windows (Fixture       *f,
+                             gconstpointer  user_data)
+{
+  static const gint bad[] = { 4, 5, 6, 7, -1, 100, G_MAXINT, G_MININT };
+  _DsScratchpadWindow before[DS_N_MEMORY_KINDS];
+  guint kind, i;
+
+  g_test_summary ("A request with an unknown kind, through the inline bump, "
+                  "leaves every kind's window as it was (the bump reads and "
+                  "writes back the window its kind value masks to)");
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    ds_test_scratchpad_alloc_ok (f, kind, 40 + kind, 0);
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    before[kind] = *window_of (f->sp, kind);
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_assert_null (ds_scratchpad_alloc (f->sp, (DsMemoryKind) bad[i], 8, 0, &error));
+      g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+    }
+
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      const _DsScratchpadWindow *w = window_of (f->sp, kind);
+
+      g_assert_true (w->_cur == before[kind]._cur);
+      g_assert_true (w->_end == before[kind]._end);
+      g_assert_cmpuint (w->_allocated, ==, before[kind]._allocated);
+      g_assert_cmpuint (w->_n_allocations, ==, before[kind]._n_allocations);
+    }
 }
 
 /* Without CUDA ---------------------------------------------------------------------- */
@@ -954,6 +1157,10 @@ main (int    argc,
   ADD ("alloc/unknown-kind", test_unknown_kind);
   ADD ("alloc/no-overlap", test_no_overlap);
   ADD ("alloc/inline-constant-size", test_inline_constant_size);
+  ADD ("alloc/cursor-16", test_cursor_16);
+  ADD ("alloc/cursor-realigned", test_cursor_realigned);
+  ADD ("alloc/loop-across-blocks", test_loop_across_blocks);
+  ADD ("alloc/bad-kind-keeps-windows", test_bad_kind_keeps_windows);
   g_test_add_func ("/Ds/Scratchpad/no-device/gpu-kinds", test_no_device);
   g_test_add_func ("/Ds/Scratchpad/no-device/stream-order", test_no_device_stream_order);
   ADD ("to-contiguous/bad-input", test_to_contiguous_bad_input);

@@ -10,7 +10,9 @@
 #   ../shared/gpu/bundle build-gpu .gpu --suite ds --suite bench
 #   cp -n .gpu/lib/* .gpu/data/build/src/
 #   cp tests/gpu-run/run-gpu-session.sh tests/gpu-run/run-gpu-reliability.sh .gpu/
-#   # for an A/B: another build's library as .gpu/ab/base/libds-1.0.so.0
+#   # for an A/B: another build's library as .gpu/ab/base/libds-1.0.so.0,
+#   # and its bench-lifecycle as .gpu/ab/base/bench-lifecycle when the
+#   # change is in the header's inline bump (compiled into the caller)
 # On the GPU machine (device tool: carry [".gpu"]):
 #   DEADLINE=570 .gpu/run-gpu-session.sh STEP...
 #
@@ -41,8 +43,11 @@ for step in "$@"; do
       for ((i = 1; i <= n; i++)); do
         for v in base new; do
           l=$(left); ((l > 20)) || break 2
-          if [[ $v == base ]]; then L=$BASE; else L=$NEW; fi
-          G_DEBUG=gc-friendly DS_BENCH_TIME=0.3 LD_LIBRARY_PATH="$L" timeout -k 5 $l "$B/bin/bench-lifecycle" > "$OUT/ab-$v-$i.txt" 2>&1
+          P="$B/bin/bench-lifecycle"; L=$NEW
+          if [[ $v == base ]]; then
+            L=$BASE; [[ -x $B/ab/base/bench-lifecycle ]] && P="$B/ab/base/bench-lifecycle"
+          fi
+          G_DEBUG=gc-friendly DS_BENCH_TIME=0.3 LD_LIBRARY_PATH="$L" timeout -k 5 $l "$P" > "$OUT/ab-$v-$i.txt" 2>&1
         done
       done ;;
   esac
