@@ -187,16 +187,53 @@ typedef struct
  * multiple of 16 (left so by an older inline bump, or a block that is not
  * 16-aligned) goes to the exported function, which realigns it.
  *
- * The window is read once and written once, at the end, on both the bump
- * and the exported function's way (which reads it back after the call):
- * so a caller's loop of allocations keeps the cursor and the counters in
- * registers from one allocation to the next, instead of waiting for each
- * to go through memory (a store-to-load forward at every allocation: 2.2x
- * the time of a loop of Poisson(1 KiB) allocations on the H200 host). For
- * that, every request takes the same way, a bad one included: a NULL
- * @self reads and writes back a static blank head (never a bump: its
- * window is empty), a bad kind a valid window of @self (unchanged: the
- * exported function refuses the request). */
+ * Where a request of @size aligned to @alignment goes in the window from
+ * @cur to @end: TRUE with *@p and *@next (the next cursor), or FALSE for
+ * the exported function (no room, or anything it must check or refuse:
+ * a size of 0, a bad alignment or kind, an @error already set). */
+static inline gboolean
+_ds_scratchpad_window_place (guintptr       cur,
+                             guintptr       end,
+                             DsMemoryKind   kind,
+                             gsize          size,
+                             gsize          alignment,
+                             GError       **error,
+                             guintptr      *p,
+                             guintptr      *next)
+{
+  /* 0 for a size of 0 or one within 15 of G_MAXSIZE: never fits below. */
+  gsize rounded = (size + 15) & ~(gsize) 15;
+  gboolean placeable;
+
+  if (alignment <= DS_SCRATCHPAD_DEFAULT_ALIGNMENT)
+    {
+      *p = cur;
+      placeable = (cur & 15) == 0 && (alignment & (alignment - 1)) == 0;
+    }
+  else
+    {
+      /* A multiple of 16 too; wraps only past the end of the address
+       * space, where it comes out below the cursor. */
+      *p = (cur + alignment - 1) & ~(guintptr) (alignment - 1);
+      placeable = (alignment & (alignment - 1)) == 0 && *p >= cur && *p <= end;
+    }
+  *next = *p + rounded;
+
+  return placeable && (guint) kind < DS_N_MEMORY_KINDS &&
+         (error == NULL || *error == NULL) && rounded - 1 < end - *p;
+}
+
+/* The bump of the C calls. The window is read once and written once, at
+ * the end, on both the bump's way and the exported function's (which
+ * reads it back after the call): so a caller's loop of allocations keeps
+ * the cursor and the counters in registers from one allocation to the
+ * next, instead of waiting for each to go through memory (a
+ * store-to-load forward at every allocation: 2.2x the time of a loop of
+ * Poisson(1 KiB) allocations on the H200 host). For that every request
+ * takes the same way, a bad one included: a NULL @self reads and writes
+ * back a static blank head (never a bump: its window is empty), a bad
+ * kind the window its value masks to (unchanged: the exported function
+ * refuses the request). */
 static inline gpointer
 _ds_scratchpad_alloc_inline (DsScratchpad  *self,
                              DsMemoryKind   kind,
@@ -208,31 +245,13 @@ _ds_scratchpad_alloc_inline (DsScratchpad  *self,
   _DsScratchpadWindow *w = _DS_SCRATCHPAD_WINDOW (self != NULL ? (gpointer) self : (gpointer) &blank,
                                                   kind);
   guintptr cur = w->_cur;
-  guintptr end = w->_end;
   guint64 allocated = w->_allocated;
   guint32 n_allocations = w->_n_allocations;
-  /* 0 for a size of 0 or one within 15 of G_MAXSIZE: never fits below. */
-  gsize rounded = (size + 15) & ~(gsize) 15;
   guintptr p;
-  gboolean placeable;
 
-  if (alignment <= DS_SCRATCHPAD_DEFAULT_ALIGNMENT)
+  if (G_LIKELY (_ds_scratchpad_window_place (cur, w->_end, kind, size, alignment, error,
+                                             &p, &cur)))
     {
-      p = cur;
-      placeable = (cur & 15) == 0 && (alignment & (alignment - 1)) == 0;
-    }
-  else
-    {
-      /* A multiple of 16 too; wraps only past the end of the address
-       * space, where it comes out below the cursor. */
-      p = (cur + alignment - 1) & ~(guintptr) (alignment - 1);
-      placeable = (alignment & (alignment - 1)) == 0 && p >= cur && p <= end;
-    }
-
-  if (G_LIKELY (placeable && (guint) kind < DS_N_MEMORY_KINDS &&
-                (error == NULL || *error == NULL) && rounded - 1 < end - p))
-    {
-      cur = p + rounded;
       allocated += size;
       n_allocations++;
     }
@@ -249,6 +268,32 @@ _ds_scratchpad_alloc_inline (DsScratchpad  *self,
   w->_n_allocations = n_allocations;
 
   return (gpointer) p;
+}
+
+/* The bump of the interface, for a @self known to be a DsScratchpad: in
+ * place, since a loop of interface calls cannot keep the window in
+ * registers anyway (a request for another implementation rejoins the
+ * loop without it). */
+static inline gpointer
+_ds_scratchpad_bump_in_place (DsScratchpad  *self,
+                              DsMemoryKind   kind,
+                              gsize          size,
+                              gsize          alignment,
+                              GError       **error)
+{
+  _DsScratchpadWindow *w = _DS_SCRATCHPAD_WINDOW (self, kind);
+  guintptr p, next;
+
+  if (G_LIKELY (_ds_scratchpad_window_place (w->_cur, w->_end, kind, size, alignment, error,
+                                             &p, &next)))
+    {
+      w->_cur = next;
+      w->_allocated += size;
+      w->_n_allocations++;
+      return (gpointer) p;
+    }
+
+  return (ds_scratchpad_alloc) (self, kind, size, alignment, error);
 }
 
 static inline gpointer
@@ -287,13 +332,13 @@ _ds_scratchpad_iface_alloc_inline (DsScratchpadIface  *self,
   if (G_LIKELY (self != NULL && (klass = ((GTypeInstance *) self)->g_class) != NULL))
     {
       if (G_LIKELY (klass == __atomic_load_n (&scratchpad_class, __ATOMIC_RELAXED)))
-        return _ds_scratchpad_alloc_inline ((DsScratchpad *) (void *) self, kind, size,
-                                            alignment, error);
+        return _ds_scratchpad_bump_in_place ((DsScratchpad *) (void *) self, kind, size,
+                                             alignment, error);
       if (klass->g_type == ds_scratchpad_get_type ())
         {
           __atomic_store_n (&scratchpad_class, klass, __ATOMIC_RELAXED);
-          return _ds_scratchpad_alloc_inline ((DsScratchpad *) (void *) self, kind, size,
-                                              alignment, error);
+          return _ds_scratchpad_bump_in_place ((DsScratchpad *) (void *) self, kind, size,
+                                               alignment, error);
         }
     }
 
