@@ -251,7 +251,12 @@ static void
 remember_demand (DsArena          *arena,
                  DsMemoryResource *upstream)
 {
-  gsize used = MIN (arena->window->_allocated, G_MAXSIZE / 4);
+  /* What the unit took of its blocks: each allocation takes its size
+   * rounded up to 16 (ds-scratchpad.h), at most 15 more than it asked. */
+  guint64 n = ds_arena_get_n_allocations (arena);
+  guint64 requested = arena->window->_allocated;
+  gsize used = requested < G_MAXSIZE / 8 && n < G_MAXSIZE / 128 ?
+               MIN (requested + 15 * n, G_MAXSIZE / 4) : G_MAXSIZE / 4;
   gsize faded = arena->demand_max - arena->demand_max / 32;
 
   arena->demand_max = MAX (used + used / 8, faded);

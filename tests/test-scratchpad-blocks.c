@@ -716,6 +716,34 @@ test_release_learns (Fixture       *f,
     }
 }
 
+static void
+test_release_learns_rounded (Fixture       *f,
+                             gconstpointer  user_data)
+{
+  g_test_summary ("What a unit takes of its blocks counts the rounding of each "
+                  "allocation up to 16: units of 6000 allocations of 8 bytes "
+                  "(47 KiB asked, 94 KiB taken) take one block each once seen, "
+                  "not the 64 KiB that their asked sizes would fit");
+
+  for (guint unit = 0; unit < 6; unit++)
+    {
+      for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+        {
+          guint before = ds_test_resource_count_allocs (f->res[kind]);
+
+          for (guint i = 0; i < 6000; i++)
+            g_assert_nonnull (ds_scratchpad_alloc (f->sp, kind, 8, 8, NULL));
+          g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, 6000 * 8);
+          g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, unit == 0 ? 2 : 1);
+          g_assert_cmpuint (ds_test_resource_count_allocs (f->res[kind]) - before, ==,
+                            unit == 0 ? 2 : 1);
+          if (unit > 0)
+            g_assert_cmpuint (ds_scratchpad_get_reserved (f->sp, kind), ==, 256 * KiB);
+        }
+      ds_scratchpad_release (f->sp);
+    }
+}
+
 /* A new scratchpad on the default resources starts where the thread's last
  * released one left off. */
 
@@ -1019,6 +1047,7 @@ main (int    argc,
   ADD_BOTH ("release/usable-again", test_release_usable_again);
   ADD ("release/finalize-other-thread", test_finalize_other_thread);
   ADD ("release/learns", test_release_learns);
+  ADD ("release/learns-rounded", test_release_learns_rounded);
   g_test_add_func ("/Ds/Scratchpad/release/new-learns", test_new_learns);
   ADD_BOTH ("release/keep-blocks", test_keep_blocks);
   ADD_BOTH ("release/keep-blocks-finalize", test_keep_blocks_finalize);
