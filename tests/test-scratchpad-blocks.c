@@ -687,27 +687,31 @@ test_threads (void)
 
 /* A reused scratchpad learns ------------------------------------------------- */
 
+/* @n_units units of work of @n_allocs allocations of @size bytes aligned
+ * to @alignment per kind, each followed by a release: the first takes two
+ * blocks (@first_reserved bytes), every later one a single block of
+ * @reserved bytes; the initial size stays 64 KiB. */
 static void
-test_release_learns (Fixture       *f,
-                     gconstpointer  user_data)
+check_units_learned (Fixture *f,
+                     guint    n_units,
+                     guint    n_allocs,
+                     gsize    size,
+                     gsize    alignment,
+                     guint64  first_reserved,
+                     guint64  reserved)
 {
-  g_test_summary ("A scratchpad released after each unit of work takes one "
-                  "block per kind per unit once it has seen the sizes: after "
-                  "a unit of 100 KiB (64 + 128 KiB blocks), the next units "
-                  "take one 128 KiB block; the initial size stays as set");
-
-  for (guint unit = 0; unit < 10; unit++)
+  for (guint unit = 0; unit < n_units; unit++)
     {
       for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
         {
           guint before = ds_test_resource_count_allocs (f->res[kind]);
 
-          for (guint i = 0; i < 100; i++)
-            ds_test_scratchpad_alloc_ok (f, kind, 1024, 16);
-          g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, 100 * KiB);
+          for (guint i = 0; i < n_allocs; i++)
+            ds_test_scratchpad_alloc_ok (f, kind, size, alignment);
+          g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, n_allocs * size);
           g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, unit == 0 ? 2 : 1);
           g_assert_cmpuint (ds_scratchpad_get_reserved (f->sp, kind), ==,
-                            unit == 0 ? 192 * KiB : 128 * KiB);
+                            unit == 0 ? first_reserved : reserved);
           g_assert_cmpuint (ds_test_resource_count_allocs (f->res[kind]) - before, ==,
                             unit == 0 ? 2 : 1);
           g_assert_cmpuint (ds_scratchpad_get_initial_size (f->sp, kind), ==, 64 * KiB);
@@ -717,31 +721,28 @@ test_release_learns (Fixture       *f,
 }
 
 static void
+test_release_learns (Fixture       *f,
+                     gconstpointer  user_data)
+{
+  g_test_summary ("A scratchpad released after each unit of work takes one "
+                  "block per kind per unit once it has seen the sizes: after "
+                  "a unit of 100 KiB (64 + 128 KiB blocks), the next units "
+                  "take one 128 KiB block; the initial size stays as set");
+
+  check_units_learned (f, 10, 100, 1024, 16, 192 * KiB, 128 * KiB);
+}
+
+static void
 test_release_learns_rounded (Fixture       *f,
                              gconstpointer  user_data)
 {
   g_test_summary ("What a unit takes of its blocks counts the rounding of each "
                   "allocation up to 16: units of 6000 allocations of 8 bytes "
-                  "(47 KiB asked, 94 KiB taken) take one block each once seen, "
-                  "not the 64 KiB that their asked sizes would fit");
+                  "(47 KiB asked, 94 KiB taken: 64 + 128 KiB blocks) take one "
+                  "256 KiB block each once seen, not the 64 KiB that their "
+                  "asked sizes would fit");
 
-  for (guint unit = 0; unit < 6; unit++)
-    {
-      for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
-        {
-          guint before = ds_test_resource_count_allocs (f->res[kind]);
-
-          for (guint i = 0; i < 6000; i++)
-            g_assert_nonnull (ds_scratchpad_alloc (f->sp, kind, 8, 8, NULL));
-          g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, 6000 * 8);
-          g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, unit == 0 ? 2 : 1);
-          g_assert_cmpuint (ds_test_resource_count_allocs (f->res[kind]) - before, ==,
-                            unit == 0 ? 2 : 1);
-          if (unit > 0)
-            g_assert_cmpuint (ds_scratchpad_get_reserved (f->sp, kind), ==, 256 * KiB);
-        }
-      ds_scratchpad_release (f->sp);
-    }
+  check_units_learned (f, 6, 6000, 8, 8, 192 * KiB, 256 * KiB);
 }
 
 /* A new scratchpad on the default resources starts where the thread's last
