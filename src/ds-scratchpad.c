@@ -368,6 +368,12 @@ refill (DsScratchpad  *self,
  * the next allocation of the kind starts there, or further on for a
  * larger alignment.
  *
+ * In a loop of allocations, keep @self in a local variable: the compiler
+ * then keeps the bump's cursor and counters in registers from one
+ * allocation to the next. Read from a structure that the loop's stores
+ * may alias (any pointer stored), @self is read again at every call and
+ * every bump goes through memory.
+ *
  * As everywhere in GLib, @error must be `NULL` or point to `NULL`: with
  * an error already set the call is refused with a critical and returns
  * `NULL`, even when the request would fit in the current block.
