@@ -105,6 +105,12 @@ ds_cuda_stream_query (gpointer   stream,
   return DS_CUDA_FAILED;
 }
 
+DsCudaStatus
+ds_cuda_stream_query_contextless (gpointer stream)
+{
+  return DS_CUDA_FAILED;
+}
+
 gboolean
 ds_cuda_stream_synchronize (gpointer   stream,
                             GError   **error)

@@ -133,6 +133,13 @@ typedef enum
 
 DsCudaStatus ds_cuda_stream_query       (gpointer      stream,
                                          GError      **error);
+/* ds_cuda_stream_query () where it needs no context current: an explicit
+ * stream (it carries its context), asked of the driver alone. FAILED for
+ * the legacy and per-thread default streams (they mean the current
+ * context's), without the driver's entry point, or when the driver fails
+ * (the caller then asks ds_cuda_stream_query () in the stream's scope,
+ * which names the error). Sets no error. */
+DsCudaStatus ds_cuda_stream_query_contextless (gpointer stream);
 gboolean     ds_cuda_stream_synchronize (gpointer      stream,
                                          GError      **error);
 gboolean     ds_cuda_stream_wait_event  (gpointer      stream,

@@ -460,10 +460,9 @@ status_of (cudaError_t   result,
 }
 
 DsCudaStatus
-ds_cuda_stream_query (gpointer   stream,
-                      GError   **error)
+ds_cuda_stream_query_contextless (gpointer stream)
 {
-  if (G_LIKELY (by_driver (cuda.stream_query != NULL, stream)))
+  if (by_driver (cuda.stream_query != NULL, stream))
     {
       int result = DRIVER (cuda.stream_query (stream));
 
@@ -472,6 +471,19 @@ ds_cuda_stream_query (gpointer   stream,
       if (result == CU_NOT_READY)
         return DS_CUDA_PENDING;
     }
+
+  return DS_CUDA_FAILED;
+}
+
+DsCudaStatus
+ds_cuda_stream_query (gpointer   stream,
+                      GError   **error)
+{
+  DsCudaStatus status = ds_cuda_stream_query_contextless (stream);
+
+  /* Where the driver fails, the runtime's call names the error. */
+  if (G_LIKELY (status != DS_CUDA_FAILED))
+    return status;
 
   return status_of (cudaStreamQuery (stream), "cudaStreamQuery", error);
 }

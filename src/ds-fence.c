@@ -558,6 +558,28 @@ wants_check (DsStreamState *ss,
     }
 }
 
+/* What a query of @ss's stream at the release @seq answered: TRUE when
+ * it was idle (every release so far has completed, marked so); FALSE when
+ * busy (the adaptive policy then skips a few) or failed. */
+static gboolean
+note_query (DsStreamState   *ss,
+            guint64          seq,
+            DsCudaStatus     status,
+            DsFenceCounters *counters)
+{
+  counters->event_queries++;
+  if (status == DS_CUDA_DONE)
+    {
+      __atomic_store_n (&ss->checked, seq, __ATOMIC_RELAXED);
+      mark_completed (ss, seq);
+      return TRUE;
+    }
+  if (status == DS_CUDA_PENDING && release_policy == DS_FENCE_RELEASE_ADAPTIVE)
+    g_atomic_int_set (&ss->skip_queries, 7);
+
+  return FALSE;
+}
+
 /* Checks @order's stream at the release @seq: idle, every release so far
  * has completed; busy, an event is recorded for them. FALSE if neither
  * worked (the caller then waits for the stream). Called in the stream's
@@ -573,20 +595,8 @@ check_stream (DsStreamState   *ss,
   gpointer event;
   gboolean recorded = FALSE;
 
-  if (query)
-    {
-      DsCudaStatus status = ds_cuda_stream_query (stream, NULL);
-
-      counters->event_queries++;
-      if (status == DS_CUDA_DONE)
-        {
-          __atomic_store_n (&ss->checked, seq, __ATOMIC_RELAXED);
-          mark_completed (ss, seq);
-          return TRUE;
-        }
-      if (status == DS_CUDA_PENDING && release_policy == DS_FENCE_RELEASE_ADAPTIVE)
-        g_atomic_int_set (&ss->skip_queries, 7);
-    }
+  if (query && note_query (ss, seq, ds_cuda_stream_query (stream, NULL), counters))
+    return TRUE;
 
   g_mutex_lock (&ss->lock);
   event = take_event_locked (ss, counters);
@@ -632,6 +642,22 @@ check_if_due (DsStreamState       *self,
   policies_init ();
   if (!wants_check (self, seq, wanted, &query))
     return seq;
+
+  /* An explicit stream is asked without entering its scope: an idle one
+   * (the steady state) costs the query alone, not a context check too.
+   * A busy one enters, for its event; a failed query is asked again
+   * there. */
+  if (query)
+    {
+      DsCudaStatus status = ds_cuda_stream_query_contextless (order->stream);
+
+      if (status != DS_CUDA_FAILED)
+        {
+          if (note_query (self, seq, status, counters))
+            return seq;
+          query = FALSE;
+        }
+    }
 
   if (!ds_access_order_enter (order, &scope, NULL))
     {

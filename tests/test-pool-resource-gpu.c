@@ -521,12 +521,14 @@ test_cuda_lazy_host_reuse (void)
   g_autoptr(GPtrArray) busy = g_ptr_array_new ();
   DsPoolStats before, after;
   DsTestGate *gate;
+  guint64 n_driver;
   guint i, reused = 0;
 
   g_test_summary ("Lazy fences: pinned blocks given back in a busy stream's "
                   "order never go to the host before that work is done; once "
                   "it is, they are reused, with at most a quarter of a CUDA "
-                  "call per round");
+                  "call per round, and each check of the idle explicit stream "
+                  "is one driver call (the query, no context check)");
 
   DS_TEST_REQUIRE_CUDA ();
   ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
@@ -574,6 +576,27 @@ test_cuda_lazy_host_reuse (void)
   g_assert_cmpuint (10 * (ds_test_pool_cuda_calls (&after) - ds_test_pool_cuda_calls (&before)), <=, 3 * 400);
   g_assert_cmpuint (after.upstream_allocations, <=, before.upstream_allocations + 4);
   ds_test_pool_assert_within_bound (pool);
+
+  /* Steady now: nothing from upstream, and the checks ask the driver
+   * about the stream and nothing else. */
+  before = after;
+  n_driver = ds_cuda_get_n_driver_calls ();
+  for (i = 0; i < 400; i++)
+    {
+      guint8 *p = ds_memory_resource_allocate (pool, 64 << 10, 0, &error);
+
+      g_assert_no_error (error);
+      p[0] = 2;
+      g_assert_true (ds_memory_resource_deallocate_async (pool, p, 64 << 10, 0, &order, NULL));
+    }
+  n_driver = ds_cuda_get_n_driver_calls () - n_driver;
+  after = ds_test_pool_stats (pool);
+  g_test_message ("steady: %" G_GUINT64_FORMAT " queries, %" G_GUINT64_FORMAT " driver calls",
+                  after.event_queries - before.event_queries, n_driver);
+  g_assert_cmpuint (after.upstream_allocations, ==, before.upstream_allocations);
+  g_assert_cmpuint (after.events_recorded, ==, before.events_recorded);
+  g_assert_cmpuint (after.event_queries - before.event_queries, >=, 400 / 8 - 1);
+  g_assert_cmpuint (n_driver, ==, after.event_queries - before.event_queries);
 
   ds_test_stream_free (stream);
   g_assert_finalize_object (pool);
