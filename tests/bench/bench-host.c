@@ -5,6 +5,9 @@
  *
  * Runs on any machine: only host memory, no CUDA call. Decides, by
  * measurement, whether the default host resource should be a pool.
+ * Also runs the CPU side of issue 9's many small temporaries (three
+ * kinds) with host memory standing in for pinned and device memory, so
+ * that a machine without a GPU can count and time what ds does there.
  */
 
 #include "ds-bench.h"
@@ -62,6 +65,93 @@ typedef struct
   gsize  sizes[100];
 } Plan;
 
+/* Host memory reported as another kind: what a pinned or device pool
+ * holds on a machine without a GPU (the three-kind small temporaries). */
+#define DS_TYPE_BENCH_HOST_AS (ds_bench_host_as_get_type ())
+G_DECLARE_FINAL_TYPE (DsBenchHostAs, ds_bench_host_as, DS, BENCH_HOST_AS, GObject)
+
+struct _DsBenchHostAs
+{
+  GObject           parent_instance;
+  DsMemoryKind      kind;
+  DsMemoryResource *host;
+};
+
+static void ds_bench_host_as_iface_init (DsMemoryResourceInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (DsBenchHostAs, ds_bench_host_as, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (DS_TYPE_MEMORY_RESOURCE,
+                                                      ds_bench_host_as_iface_init))
+
+static DsMemoryKind
+ds_bench_host_as_get_kind (DsMemoryResource *resource)
+{
+  return DS_BENCH_HOST_AS (resource)->kind;
+}
+
+static gpointer
+ds_bench_host_as_allocate (DsMemoryResource  *resource,
+                           gsize              size,
+                           gsize              alignment,
+                           GError           **error)
+{
+  return ds_memory_resource_allocate (DS_BENCH_HOST_AS (resource)->host, size, alignment, error);
+}
+
+static void
+ds_bench_host_as_deallocate (DsMemoryResource *resource,
+                             gpointer          ptr,
+                             gsize             size,
+                             gsize             alignment)
+{
+  ds_memory_resource_deallocate (DS_BENCH_HOST_AS (resource)->host, ptr, size, alignment);
+}
+
+static void
+ds_bench_host_as_iface_init (DsMemoryResourceInterface *iface)
+{
+  iface->get_kind = ds_bench_host_as_get_kind;
+  iface->allocate = ds_bench_host_as_allocate;
+  iface->deallocate = ds_bench_host_as_deallocate;
+}
+
+static void
+ds_bench_host_as_finalize (GObject *object)
+{
+  g_clear_object (&DS_BENCH_HOST_AS (object)->host);
+  G_OBJECT_CLASS (ds_bench_host_as_parent_class)->finalize (object);
+}
+
+static void
+ds_bench_host_as_class_init (DsBenchHostAsClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = ds_bench_host_as_finalize;
+}
+
+static void
+ds_bench_host_as_init (DsBenchHostAs *self)
+{
+}
+
+/* A pool of host memory that says it is @kind's. */
+static DsMemoryResource *
+host_pool_as (DsMemoryKind kind)
+{
+  DsBenchHostAs *up = g_object_new (DS_TYPE_BENCH_HOST_AS, NULL);
+  DsMemoryResource *pool;
+
+  up->kind = kind;
+  up->host = ds_host_memory_resource_new ();
+  pool = ds_pool_resource_new (DS_MEMORY_RESOURCE (up));
+  g_object_unref (up);
+
+  return pool;
+}
+
+static const DsMemoryKind small_kinds[3] = {
+  DS_MEMORY_KIND_HOST, DS_MEMORY_KIND_PINNED, DS_MEMORY_KIND_DEVICE,
+};
+
 typedef struct
 {
   DsScratchpad     *reused;
@@ -70,6 +160,11 @@ typedef struct
   Plan             *plans;
   guint             next_plan;
   gsize             size;     /* for the per-size pairs */
+  /* The three-kind small temporaries (host order; pinned and device
+   * memory from host_pool_as ()). */
+  DsScratchpad     *three;
+  DsScratchpad     *three_kept;
+  guint8           *floor;    /* a block for the bare bump */
 } Host;
 
 static void
@@ -261,6 +356,98 @@ small_ds_reused (gpointer data,
     }
 }
 
+/* The three kinds of issue 9's small temporaries, a plan each: plans
+ * i, i + 1 and i + 2 for lifecycle i. The scratchpad is in a local, as
+ * its documentation asks for a loop of allocations. */
+static void
+three_ds_on (Host         *h,
+             DsScratchpad *sp,
+             guint         n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      guint first = h->next_plan++;
+
+      for (guint j = 0; j < G_N_ELEMENTS (small_kinds); j++)
+        {
+          const Plan *plan = &h->plans[(first + j) % N_PLANS];
+
+          for (guint k = 0; k < plan->n; k++)
+            ds_bench_sink = ds_scratchpad_alloc (sp, small_kinds[j], plan->sizes[k], 0, NULL);
+        }
+      ds_scratchpad_release (sp);
+    }
+}
+
+static void
+three_ds_reused (gpointer data,
+                 guint    n)
+{
+  Host *h = data;
+
+  three_ds_on (h, h->three, n);
+}
+
+static void
+three_ds_kept (gpointer data,
+               guint    n)
+{
+  Host *h = data;
+
+  three_ds_on (h, h->three_kept, n);
+}
+
+/* The floor: the same plans as a bare inline bump (cursor in a register,
+ * 16-byte steps, no counters, no release). */
+static void
+three_floor (gpointer data,
+             guint    n)
+{
+  Host *h = data;
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint first = h->next_plan++;
+
+      for (guint j = 0; j < G_N_ELEMENTS (small_kinds); j++)
+        {
+          const Plan *plan = &h->plans[(first + j) % N_PLANS];
+          guint8 *cur = h->floor;
+
+          for (guint k = 0; k < plan->n; k++)
+            {
+              ds_bench_sink = cur;
+              cur += (plan->sizes[k] + 15) & ~(gsize) 15;
+            }
+        }
+    }
+}
+
+static void
+three_malloc (gpointer data,
+              guint    n)
+{
+  Host *h = data;
+  gpointer ptrs[3][100];
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint first = h->next_plan++;
+
+      for (guint j = 0; j < G_N_ELEMENTS (small_kinds); j++)
+        {
+          const Plan *plan = &h->plans[(first + j) % N_PLANS];
+
+          for (guint k = 0; k < plan->n; k++)
+            ptrs[j][k] = malloc (plan->sizes[k]);
+        }
+      ds_bench_sink = ptrs[0][0];
+      for (guint j = 0; j < G_N_ELEMENTS (small_kinds); j++)
+        for (guint k = h->plans[(first + j) % N_PLANS].n; k-- > 0;)
+          free (ptrs[j][k]);
+    }
+}
+
 static void
 small_malloc (gpointer data,
               guint    n)
@@ -423,6 +610,37 @@ main (int    argc,
     ds_bench_table_add (t, ds_bench_run ("malloc/free each", small_malloc, NULL, &h, 0, 100000, 1.0));
     ds_bench_table_add (t, ds_bench_run ("host pool direct each", small_pool, NULL, &h, 0, 100000, 1.0));
     ds_bench_table_print (t);
+  }
+
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new ("issue 9's many small temporaries on the CPU: 1..100 Poisson(1 KiB) "
+                                                    "each of host, pinned and device, alignment 16; pinned and device "
+                                                    "from pools of host memory, host order (no CUDA call, no fence)");
+    g_autoptr(DsMemoryResource) pinned = host_pool_as (DS_MEMORY_KIND_PINNED);
+    g_autoptr(DsMemoryResource) device = host_pool_as (DS_MEMORY_KIND_DEVICE);
+    DsBenchResult *reused, *kept, *bare, *mall;
+    DsAccessOrder host;
+
+    ds_access_order_init_host (&host);
+    h.three = g_object_new (DS_TYPE_SCRATCHPAD, "device-order", &host, "pinned-resource", pinned,
+                            "device-resource", device, NULL);
+    h.three_kept = g_object_new (DS_TYPE_SCRATCHPAD, "device-order", &host, "pinned-resource", pinned,
+                                 "device-resource", device, "keep-blocks", TRUE, NULL);
+    h.floor = g_malloc (100 * 2048);
+    reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release", three_ds_reused, NULL, &h, 0, 100000, 1.0);
+    kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release", three_ds_kept, NULL, &h, 0, 100000, 1.0);
+    bare = ds_bench_table_add_case (t, "floor: the same allocations as a bare inline bump (no counters, no release)",
+                                    three_floor, NULL, &h, 0, 100000, 1.0);
+    mall = ds_bench_table_add_case (t, "malloc/free each", three_malloc, NULL, &h, 0, 100000, 1.0);
+    ds_bench_table_measure (t);
+    ds_bench_table_note (t, "reused = the bare bump %.0f ns + ds's bump, counters and a keep-all release %.0f "
+                         "+ the three pool round trips %.0f ns; reused is %.3fx malloc/free",
+                         bare->median_ns, kept->median_ns - bare->median_ns,
+                         reused->median_ns - kept->median_ns, reused->median_ns / mall->median_ns);
+    ds_bench_table_print (t);
+    g_clear_object (&h.three);
+    g_clear_object (&h.three_kept);
+    g_free (h.floor);
   }
 
   {
