@@ -23,6 +23,7 @@ typedef enum
   CASE_FOUR_NEW,
   CASE_FOUR_NEW_SAME_ORDER,
   CASE_FOUR_REUSED,
+  CASE_FOUR_REUSED_OWN_POOLS,
   CASE_DEVICE_NEW,
   CASE_DEVICE_REUSED,
   CASE_PINNED_NEW,
@@ -38,6 +39,7 @@ static const char * const case_names[N_CASES] = {
   "four-kind, new scratchpad + order",
   "four-kind, new scratchpad, order made once",
   "four-kind, reused scratchpad + release",
+  "four-kind, reused, own pools (ds-gst's set-up)",
   "device-only 1 MiB, new scratchpad + order",
   "device-only 1 MiB, reused + release",
   "pinned-only 64 KiB, new scratchpad + order",
@@ -47,6 +49,65 @@ static const char * const case_names[N_CASES] = {
   "host-only 8 allocs, reused + release",
   "a new stream order alone (init_stream)",
 };
+
+/* A scratchpad over pools of its own, as ds-gst makes them for a
+ * GstCudaContext (ds_pool_resource_new () over the plain resources,
+ * bound to a device at their first upstream allocation), in @order. */
+static DsScratchpad *own_pools_scratchpad;
+static DsMemoryResource *own_pools[DS_N_MEMORY_KINDS];
+
+static DsScratchpad *
+own_pools_new (const DsAccessOrder *order)
+{
+  g_autoptr(DsMemoryResource) pinned = ds_pinned_memory_resource_new ();
+  g_autoptr(DsMemoryResource) device = ds_device_memory_resource_new (0);
+  g_autoptr(DsMemoryResource) managed = ds_managed_memory_resource_new (0);
+
+  own_pools[DS_MEMORY_KIND_PINNED] = ds_pool_resource_new (pinned);
+  own_pools[DS_MEMORY_KIND_DEVICE] = ds_pool_resource_new (device);
+  own_pools[DS_MEMORY_KIND_MANAGED] = ds_pool_resource_new (managed);
+
+  return g_object_new (DS_TYPE_SCRATCHPAD, "device-order", order,
+                       "pinned-resource", own_pools[DS_MEMORY_KIND_PINNED],
+                       "device-resource", own_pools[DS_MEMORY_KIND_DEVICE],
+                       "managed-resource", own_pools[DS_MEMORY_KIND_MANAGED], NULL);
+}
+
+/* The default pools' statistics and those of the own pools, summed. */
+static void
+own_pools_stats (DsPoolStats *total)
+{
+  ds_bench_default_pool_stats (total);
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      DsPoolStats s;
+
+      if (own_pools[kind] == NULL)
+        continue;
+      ds_pool_resource_get_stats (DS_POOL_RESOURCE (own_pools[kind]), &s);
+      total->upstream_allocations += s.upstream_allocations;
+      total->upstream_deallocations += s.upstream_deallocations;
+      total->events_recorded += s.events_recorded;
+      total->events_created += s.events_created;
+      total->event_queries += s.event_queries;
+      total->stream_waits += s.stream_waits;
+      total->event_waits += s.event_waits;
+    }
+}
+
+static void
+own_pools_stats_since (const DsPoolStats *before,
+                       DsPoolStats       *delta)
+{
+  own_pools_stats (delta);
+  delta->upstream_allocations -= before->upstream_allocations;
+  delta->upstream_deallocations -= before->upstream_deallocations;
+  delta->events_recorded -= before->events_recorded;
+  delta->events_created -= before->events_created;
+  delta->event_queries -= before->event_queries;
+  delta->stream_waits -= before->stream_waits;
+  delta->event_waits -= before->event_waits;
+}
 
 static void
 one_kind (DsScratchpad *sp,
@@ -87,9 +148,14 @@ run_case (Case                 which,
           break;
 
         case CASE_FOUR_REUSED:
-          for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
-            one_kind (reused, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size);
-          ds_scratchpad_release (reused);
+        case CASE_FOUR_REUSED_OWN_POOLS:
+          {
+            DsScratchpad *r = which == CASE_FOUR_REUSED ? reused : own_pools_scratchpad;
+
+            for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
+              one_kind (r, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size);
+            ds_scratchpad_release (r);
+          }
           break;
 
         case CASE_DEVICE_NEW:
@@ -139,6 +205,7 @@ static const double limits[N_CASES] = {
   [CASE_FOUR_NEW] = -1,
   [CASE_FOUR_NEW_SAME_ORDER] = -1,
   [CASE_FOUR_REUSED] = 0.25,
+  [CASE_FOUR_REUSED_OWN_POOLS] = 0.25,
   [CASE_DEVICE_NEW] = -1,
   [CASE_DEVICE_REUSED] = 0,
   [CASE_PINNED_NEW] = -1,
@@ -171,6 +238,7 @@ main (int    argc,
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   ds_access_order_init_stream (&once, stream, 0);
   reused = ds_scratchpad_new (&once);
+  own_pools_scratchpad = own_pools_new (&once);
 
   printf ("\n== CUDA calls per lifecycle (%u lifecycles each, pools warm, stream idle) ==\n", N);
   printf ("%-48s %9s %9s %9s %12s %12s %10s\n", "case", "runtime", "driver", "all",
@@ -185,13 +253,13 @@ main (int    argc,
       run_case (which, stream, reused, &once, 100);
       CHECK (cudaStreamSynchronize (stream));
 
-      ds_bench_default_pool_stats (&before);
+      own_pools_stats (&before);
       ds_test_cuda_spy_reset ();
       driver = ds_cuda_get_n_driver_calls ();
       run_case (which, stream, reused, &once, N);
       count = ds_test_cuda_spy_get_count ();
       driver = ds_cuda_get_n_driver_calls () - driver;
-      ds_bench_default_pool_stats_since (&before, &d);
+      own_pools_stats_since (&before, &d);
       CHECK (cudaStreamSynchronize (stream));
 
       all = (double) (count + driver) / N;
@@ -214,6 +282,9 @@ main (int    argc,
           "pool-counted = events recorded/created, queries, waits\n");
 
   g_object_unref (reused);
+  g_object_unref (own_pools_scratchpad);
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    g_clear_object (&own_pools[kind]);
   CHECK (cudaStreamDestroy (stream));
   return 0;
 }

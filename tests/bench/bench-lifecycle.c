@@ -96,6 +96,14 @@ temps_ds_kept (gpointer data,
   temps_ds_reused_on (data, ((Ctx *) data)->kept, n);
 }
 
+/* The same over pools of the scratchpad's own. */
+static void
+temps_ds_own (gpointer data,
+              guint    n)
+{
+  temps_ds_reused_on (data, ((Ctx *) data)->own, n);
+}
+
 /* Device-only (one 1 MiB block + a 4-byte memset using it) -------------- */
 
 static void
@@ -465,6 +473,21 @@ main (int    argc,
     c.kept_all = ds_scratchpad_new_full (&c.order, &host, NULL, NULL);
     ds_scratchpad_set_keep_blocks (c.kept_all, TRUE);
   }
+  {
+    /* As ds-gst makes them for a GstCudaContext: ds_pool_resource_new ()
+     * over the plain resources, bound at their first upstream allocation. */
+    g_autoptr(DsMemoryResource) pinned = ds_pinned_memory_resource_new ();
+    g_autoptr(DsMemoryResource) device = ds_device_memory_resource_new (c.device);
+    g_autoptr(DsMemoryResource) managed = ds_managed_memory_resource_new (c.device);
+
+    c.own_pools[DS_MEMORY_KIND_PINNED] = ds_pool_resource_new (pinned);
+    c.own_pools[DS_MEMORY_KIND_DEVICE] = ds_pool_resource_new (device);
+    c.own_pools[DS_MEMORY_KIND_MANAGED] = ds_pool_resource_new (managed);
+    c.own = g_object_new (DS_TYPE_SCRATCHPAD, "device-order", &c.order,
+                          "pinned-resource", c.own_pools[DS_MEMORY_KIND_PINNED],
+                          "device-resource", c.own_pools[DS_MEMORY_KIND_DEVICE],
+                          "managed-resource", c.own_pools[DS_MEMORY_KIND_MANAGED], NULL);
+  }
   for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
       c.pools[kind] = ds_memory_resource_get_default (kind, kind == DS_MEMORY_KIND_HOST ? -1 : 0, &error);
@@ -502,7 +525,7 @@ main (int    argc,
     g_autoptr(DsBenchTable) t = ds_bench_table_new (
       "four-kind lifecycle: new scratchpad (and stream order) on a non-blocking stream, "
       "8 allocations (host 16K+48K, pinned 16K+48K, device 256K+64K, managed 16K+4K), unref");
-    DsBenchResult *ds_new, *reused, *kept, *pool, *async, *cub = NULL, *best;
+    DsBenchResult *ds_new, *reused, *kept, *own, *pool, *async, *cub = NULL, *best;
     double events, upstream;
 
     c.temps = ds_bench_four_kind;
@@ -512,6 +535,7 @@ main (int    argc,
     ds_bench_table_add_case (t, "ds: new scratchpad (order made once)", temps_ds_new_same_order, sync_stream, &c, 0, 200000, 1.0);
     reused = ds_bench_table_add_case (t, "ds: reused scratchpad + ds_scratchpad_release", temps_ds_reused, sync_stream, &c, 0, 200000, 2.0);
     kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release", temps_ds_kept, sync_stream, &c, 0, 200000, 1.0);
+    own = ds_bench_table_add_case (t, "ds: reused, own pools (ds-gst's set-up) + release", temps_ds_own, sync_stream, &c, 0, 200000, 1.0);
     pool = ds_bench_table_add_case (t, "default pools directly, 8 x allocate/deallocate_async", temps_pool, sync_stream, &c, 0, 200000, 1.0);
     async = ds_bench_table_add_case (t, "cudaMallocAsync/cudaFreeAsync x 8 (threshold max)", temps_async, sync_stream, &c, 0, 200000, 1.0);
     if (have_cub)
@@ -532,6 +556,9 @@ main (int    argc,
     ds_bench_table_note (t, "keep-blocks keeps host and device blocks (pinned and managed go back on "
                          "the stream): reused %.3f us, %.3gx the default reuse",
                          kept->median_ns / 1000, kept->median_ns / reused->median_ns);
+    ds_bench_table_note (t, "own pools (pinned, device, managed; ds-gst's set-up): reused %.3f us, "
+                         "%.3gx the default pools' reuse (their CUDA calls: bench-cuda-calls)", own->median_ns / 1000,
+                         own->median_ns / reused->median_ns);
     ds_bench_table_target (t, "new-scratchpad median", ds_new->median_ns / 1000, "<=", 1.0, "us");
     ds_bench_table_target (t, "reused-scratchpad median", reused->median_ns / 1000, "<=", 0.4, "us");
     ds_bench_table_note (t, "best alternative: %s", best->name);
@@ -758,6 +785,9 @@ main (int    argc,
   g_object_unref (c.reused);
   g_object_unref (c.kept);
   g_object_unref (c.kept_all);
+  g_object_unref (c.own);
+  for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    g_clear_object (&c.own_pools[kind]);
   if (c.cub != NULL)
     ds_bench_cub_free (c.cub);
   CHECK (cudaStreamSynchronize (c.stream));

@@ -29,6 +29,9 @@ typedef struct
   DsScratchpad     *kept;       /* reused, with keep-blocks */
   DsScratchpad     *kept_all;   /* keep-blocks, pinned given back in host
                                  * order: keeps all three small kinds */
+  DsScratchpad     *own;        /* reused, over pools of its own (ds-gst's
+                                 * set-up) for the GPU kinds */
+  DsMemoryResource *own_pools[DS_N_MEMORY_KINDS];
   guint8           *floor_blocks[3];  /* the small temporaries' bump floor */
   DsMemoryResource *pools[DS_N_MEMORY_KINDS];
   void             *cub;
