@@ -121,7 +121,8 @@ pool_capture_context (DsPoolResource *self)
 
   self->device = current;
   self->context = ds_cuda_get_current_context ();
-  self->have_context = TRUE;
+  /* Read without the lock by ds_pool_resource_get_binding (). */
+  __atomic_store_n (&self->have_context, TRUE, __ATOMIC_RELEASE);
 }
 
 /* Gives cached blocks cached in epoch @max_stamp or before back upstream

@@ -172,6 +172,25 @@ void     ds_pool_release_idle   (DsPoolResource      *self,
  * may still use them; for a pool whose context is about to go. */
 void              ds_pool_resource_drain          (DsPoolResource   *self);
 
+typedef enum
+{
+  DS_POOL_BINDING_OTHER,
+  DS_POOL_BINDING_SAME,
+  DS_POOL_BINDING_NOT_YET,
+} DsPoolBinding;
+
+/* Whether @resource is a pool whose upstream calls run on @device (>= 0)
+ * in @context (NULL: the device's primary context) whatever the calling
+ * thread has current, as the default pools' do: SAME; NOT_YET for a pool
+ * that takes its device and context from its first upstream allocation
+ * and has made none (ask again later); OTHER for anything else (another
+ * device or context, a host pool, not a pool). Its hits make no CUDA call
+ * that needs a context current, so a scratchpad that draws from it need
+ * not enter one. Any thread. */
+DsPoolBinding     ds_pool_resource_get_binding    (DsMemoryResource *resource,
+                                                   gint              device,
+                                                   gpointer          context);
+
 /* A pool over @upstream whose upstream calls, from any thread, run on
  * @device (>= 0) in the driver context @context (NULL: the device's
  * primary context); both are ignored for host memory. */

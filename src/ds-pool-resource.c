@@ -760,6 +760,37 @@ ds_pool_resource_new_for_device (DsMemoryResource *upstream,
   return DS_MEMORY_RESOURCE (self);
 }
 
+DsPoolBinding
+ds_pool_resource_get_binding (DsMemoryResource *resource,
+                              gint              device,
+                              gpointer          context)
+{
+  DsPoolResource *self;
+  gpointer primary;
+
+  if (!G_TYPE_CHECK_INSTANCE_TYPE (resource, DS_TYPE_POOL_RESOURCE) || device < 0)
+    return DS_POOL_BINDING_OTHER;
+
+  self = (DsPoolResource *) resource;
+  if (self->kind == DS_MEMORY_KIND_HOST)
+    return DS_POOL_BINDING_OTHER;
+  /* Set once, after the device and context (pool_capture_context ()). */
+  if (!__atomic_load_n (&self->have_context, __ATOMIC_ACQUIRE))
+    return DS_POOL_BINDING_NOT_YET;
+  if (self->device != device)
+    return DS_POOL_BINDING_OTHER;
+  if (self->context == context)
+    return DS_POOL_BINDING_SAME;
+
+  /* NULL on one side only: the same if the other is the primary. */
+  primary = ds_cuda_get_primary_context (device);
+  if (primary != NULL &&
+      (self->context != NULL ? self->context : primary) == (context != NULL ? context : primary))
+    return DS_POOL_BINDING_SAME;
+
+  return DS_POOL_BINDING_OTHER;
+}
+
 /**
  * ds_pool_resource_get_upstream:
  * @self: a #DsPoolResource

@@ -30,8 +30,11 @@ struct _DsScratchpad
   /* Resources given as properties (a reference each); NULL: the default. */
   DsMemoryResource   *resources[DS_N_MEMORY_KINDS];
   /* Bit per kind: the upstream enters its own device and context for
-   * every CUDA call (the default pools do), so the scratchpad need not. */
+   * every CUDA call (the default pools do, and a pool bound to the device
+   * order's; see note_self_scoped ()), so the scratchpad need not. */
   guint               self_scoped;
+  /* Bit per kind: the upstream was found not to (no more asking). */
+  guint               scope_checked;
   /* Set by the first allocation: the settings are fixed from then on. */
   gboolean            in_use;
   /* Set by dispose: every allocation is refused (DS_ERROR_DISPOSED). */

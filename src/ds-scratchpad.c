@@ -12,6 +12,7 @@
 #include "ds-default-resources-private.h"
 #include "ds-error.h"
 #include "ds-memory-resource-private.h"
+#include "ds-pool-resource-private.h"
 
 /**
  * DsScratchpad:
@@ -162,6 +163,31 @@ check_request (DsMemoryKind   kind,
                                          DS_ARENA_BLOCK_ALIGNMENT, error);
 }
 
+/* After a block of @kind came from a given upstream in the device order's
+ * scope: whether the scratchpad may stop entering that scope for @kind.
+ * It may where the scope is empty (a host order) or where the upstream
+ * is a pool bound to the order's device and context (ds-gst's pools, once
+ * they made their first upstream allocation in that scope), which enters
+ * them itself for its upstream calls, as the default pools do: then its
+ * blocks take the short way (refill ()) and its releases enter nothing,
+ * so a reused lifecycle makes no CUDA call to check the current context
+ * (one per block and one per release before; bench-cuda-calls' own-pools
+ * case). */
+static void
+note_self_scoped (DsScratchpad *self,
+                  DsMemoryKind  kind)
+{
+  DsPoolBinding binding = DS_POOL_BINDING_SAME;
+
+  if (self->device_order.type == DS_ACCESS_ORDER_TYPE_DEVICE)
+    binding = ds_pool_resource_get_binding (self->upstream[kind], self->device_order.device,
+                                            self->device_order.context);
+  if (binding == DS_POOL_BINDING_SAME)
+    self->self_scoped |= 1u << kind;
+  if (binding != DS_POOL_BINDING_NOT_YET)
+    self->scope_checked |= 1u << kind;
+}
+
 /* Sets up @kind if need be and takes a new block for the request. */
 static gpointer
 grow (DsScratchpad  *self,
@@ -199,6 +225,8 @@ grow (DsScratchpad  *self,
     return NULL;
   ptr = ds_arena_grow (arena, self->upstream[kind], order, size, alignment, error);
   ds_cuda_scope_leave (&scope);
+  if (ptr != NULL && !(self->scope_checked & (1u << kind)))
+    note_self_scoped (self, kind);
 
   return ptr;
 }

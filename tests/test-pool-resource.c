@@ -1149,6 +1149,46 @@ test_give_back_then_same_address (void)
   g_assert_cmpuint (up->n_live, ==, 0);
 }
 
+static void
+test_pool_binding (void)
+{
+  g_autoptr(DsTestResource) device_up = ds_test_resource_new (DS_MEMORY_KIND_DEVICE, FALSE);
+  g_autoptr(DsMemoryResource) host_up = ds_host_memory_resource_new ();
+  /* A context handle never made current: no pool here allocates. */
+  gpointer ctx = GSIZE_TO_POINTER (0x1000);
+  DsMemoryResource *bound, *bound_primary, *unbound, *host;
+
+  g_test_summary ("A pool says whether it enters a device and context itself "
+                  "for its upstream calls: those it was made for, not yet for "
+                  "one that takes them from its first upstream allocation, "
+                  "never for host pools or other resources");
+
+  bound = ds_pool_resource_new_for_device (DS_MEMORY_RESOURCE (device_up), 0, ctx);
+  g_assert_cmpint (ds_pool_resource_get_binding (bound, 0, ctx), ==, DS_POOL_BINDING_SAME);
+  g_assert_cmpint (ds_pool_resource_get_binding (bound, 1, ctx), ==, DS_POOL_BINDING_OTHER);
+  g_assert_cmpint (ds_pool_resource_get_binding (bound, 0, GSIZE_TO_POINTER (0x2000)), ==,
+                   DS_POOL_BINDING_OTHER);
+  g_assert_cmpint (ds_pool_resource_get_binding (bound, -1, ctx), ==, DS_POOL_BINDING_OTHER);
+
+  /* NULL is the device's primary context, the same as itself. */
+  bound_primary = ds_pool_resource_new_for_device (DS_MEMORY_RESOURCE (device_up), 0, NULL);
+  g_assert_cmpint (ds_pool_resource_get_binding (bound_primary, 0, NULL), ==, DS_POOL_BINDING_SAME);
+  g_assert_cmpint (ds_pool_resource_get_binding (bound_primary, 0, ctx), ==, DS_POOL_BINDING_OTHER);
+
+  unbound = ds_pool_resource_new (DS_MEMORY_RESOURCE (device_up));
+  g_assert_cmpint (ds_pool_resource_get_binding (unbound, 0, ctx), ==, DS_POOL_BINDING_NOT_YET);
+
+  host = ds_pool_resource_new_for_device (host_up, 0, ctx);
+  g_assert_cmpint (ds_pool_resource_get_binding (host, 0, ctx), ==, DS_POOL_BINDING_OTHER);
+  g_assert_cmpint (ds_pool_resource_get_binding (DS_MEMORY_RESOURCE (device_up), 0, ctx), ==,
+                   DS_POOL_BINDING_OTHER);
+
+  g_assert_finalize_object (bound);
+  g_assert_finalize_object (bound_primary);
+  g_assert_finalize_object (unbound);
+  g_assert_finalize_object (host);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1179,6 +1219,7 @@ main (int    argc,
   g_test_add_func ("/Ds/PoolResource/release/not-a-pool", test_batch_not_a_pool);
   g_test_add_func ("/Ds/PoolResource/host/give-back-then-same-address", test_give_back_then_same_address);
   g_test_add_func ("/Ds/PoolResource/default/kinds", test_default_kinds);
+  g_test_add_func ("/Ds/PoolResource/binding", test_pool_binding);
   ds_test_add_pool ("/Ds/PoolResource/no-device/stream-order", DS_MEMORY_KIND_DEVICE, 0,
                     test_stream_order_without_device);
 

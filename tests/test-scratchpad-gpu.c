@@ -12,8 +12,12 @@
 
 #include <string.h>
 
+#include "ds-test-fixtures.h"
 #include "ds-test-resource.h"
 #include "ds-test-utils.h"
+#include "ds-cuda-private.h"
+#include "ds-fence-private.h"
+#include "ds-pool-resource-private.h"
 
 #define KiB ((gsize) 1024)
 
@@ -727,6 +731,115 @@ test_gpu_finalize_other_context (void)
   finalize_on_thread (TRUE);
 }
 
+/* One unit of work of test_gpu_own_pools (): a pinned staging buffer the
+ * host fills, copied to a device buffer on the stream, and a managed one
+ * the host writes too; waited for before the release, so that the lazy
+ * checks find the stream idle (one query each, no event). */
+static void
+own_pools_unit (DsScratchpad *sp,
+                cudaStream_t  s,
+                guint         i)
+{
+  g_autoptr(GError) error = NULL;
+  guint8 *pinned, *device, *managed;
+
+  pinned = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_PINNED, 64 * KiB, 0, &error);
+  g_assert_no_error (error);
+  device = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, 1024 * KiB, 0, &error);
+  g_assert_no_error (error);
+  managed = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_MANAGED, 64 * KiB, 0, &error);
+  g_assert_no_error (error);
+  memset (pinned, (int) (i & 0xff), 64 * KiB);
+  managed[0] = (guint8) i;
+  DS_TEST_CUDA_CHECK (cudaMemcpyAsync (device, pinned, 64 * KiB, cudaMemcpyHostToDevice, s));
+  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s));
+  ds_scratchpad_release (sp);
+}
+
+static void
+test_gpu_own_pools (void)
+{
+  g_autoptr(DsMemoryResource) pinned_up = NULL;
+  g_autoptr(DsMemoryResource) device_up = NULL;
+  g_autoptr(DsMemoryResource) managed_up = NULL;
+  DsMemoryResource *pools[3];
+  g_autoptr(DsAccessOrder) order = NULL;
+  DsPoolStats before[3], after[3];
+  guint64 n_driver, queries = 0, upstream = 0;
+  guint i, k, n_calls;
+  gboolean spy;
+  cudaStream_t s;
+  DsScratchpad *sp;
+
+  DS_TEST_REQUIRE_CUDA ();
+  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+
+  g_test_summary ("A scratchpad over pools of its own (as ds-gst makes them "
+                  "for a GstCudaContext) stops entering the device order's "
+                  "context once the pools are bound to it: a reused unit of "
+                  "pinned, device and managed memory then makes no CUDA call "
+                  "but the lazy completion checks (one driver call each)");
+
+  DS_TEST_CUDA_CHECK (cudaSetDevice (0));
+  s = ds_test_stream_new ();
+  order = ds_access_order_new_stream (s, 0);
+  pinned_up = ds_pinned_memory_resource_new ();
+  device_up = ds_device_memory_resource_new (0);
+  managed_up = ds_managed_memory_resource_new (0);
+  pools[0] = ds_pool_resource_new (pinned_up);
+  pools[1] = ds_pool_resource_new (device_up);
+  pools[2] = ds_pool_resource_new (managed_up);
+  sp = g_object_new (DS_TYPE_SCRATCHPAD, "device-order", order,
+                     "pinned-resource", pools[0], "device-resource", pools[1],
+                     "managed-resource", pools[2], NULL);
+
+  /* Warm: the pools bind to the order's device and context at their first
+   * upstream allocation, and hold what the units need. */
+  for (i = 0; i < 64; i++)
+    own_pools_unit (sp, s, i);
+  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s));
+  for (k = 0; k < 3; k++)
+    g_assert_cmpint (ds_pool_resource_get_binding (pools[k], ds_access_order_get_device (order),
+                                                   order->context), ==, DS_POOL_BINDING_SAME);
+
+  spy = ds_test_cuda_spy_works ();
+  for (k = 0; k < 3; k++)
+    before[k] = ds_test_pool_stats (pools[k]);
+  ds_test_cuda_spy_reset ();
+  n_driver = ds_cuda_get_n_driver_calls ();
+  for (i = 0; i < 400; i++)
+    own_pools_unit (sp, s, i);
+  n_driver = ds_cuda_get_n_driver_calls () - n_driver;
+  n_calls = ds_test_cuda_spy_get_count ();
+  for (k = 0; k < 3; k++)
+    {
+      after[k] = ds_test_pool_stats (pools[k]);
+      queries += after[k].event_queries - before[k].event_queries;
+      upstream += after[k].upstream_allocations - before[k].upstream_allocations;
+      g_assert_cmpuint (after[k].events_recorded, ==, before[k].events_recorded);
+    }
+
+  g_test_message ("400 units: %" G_GUINT64_FORMAT " driver calls, %" G_GUINT64_FORMAT
+                  " completion checks, %u runtime calls (800 of them the copies and waits)",
+                  n_driver, queries, n_calls);
+  /* The runtime sees the copies and waits only; the driver the checks
+   * only, and there are some (pinned and managed memory goes back on the
+   * stream). */
+  if (spy)
+    g_assert_cmpuint (n_calls, ==, 800);
+  g_assert_cmpuint (queries, >, 0);
+  g_assert_cmpuint (queries, <=, 400 / 4);
+  g_assert_cmpuint (n_driver, ==, queries);
+  g_assert_cmpuint (upstream, ==, 0);
+
+  g_assert_finalize_object (sp);
+  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s));
+  for (k = 0; k < 3; k++)
+    g_assert_finalize_object (pools[k]);
+  ds_test_stream_free (s);
+  ds_test_pool_reset_policies ();
+}
+
 #endif /* HAVE_CUDA */
 
 int
@@ -746,6 +859,7 @@ main (int    argc,
   ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/keep-blocks", test_gpu_keep_blocks);
   ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/finalize-other-thread", test_gpu_finalize_other_thread);
   ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/finalize-other-context", test_gpu_finalize_other_context);
+  ds_test_add_gpu_func ("/Ds/Scratchpad/gpu/own-pools", test_gpu_own_pools);
 
   return g_test_run ();
 }
