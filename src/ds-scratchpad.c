@@ -99,6 +99,45 @@ ensure_device_order (DsScratchpad  *self,
   return TRUE;
 }
 
+/* Whether the scratchpad may stop entering the device order's scope for
+ * @kind (asked when a given upstream is set up, and after each block taken
+ * in that scope until the answer is known).
+ * It may where the scope is empty (a host order) or where the upstream
+ * is a pool bound to the order's device and context (ds-gst's pools, once
+ * they made their first upstream allocation in a scratchpad's scope, so
+ * from the first block of every later scratchpad), which enters
+ * them itself for its upstream calls, as the default pools do: then its
+ * blocks take the short way (refill ()) and its releases enter nothing,
+ * so a reused lifecycle makes no CUDA call to check the current context
+ * (one per block and one per release before; bench-cuda-calls' own-pools
+ * case). */
+static void
+note_self_scoped (DsScratchpad *self,
+                  DsMemoryKind  kind)
+{
+  DsPoolBinding binding;
+
+  switch (self->device_order.type)
+    {
+    case DS_ACCESS_ORDER_TYPE_HOST:
+      binding = DS_POOL_BINDING_SAME;
+      break;
+    case DS_ACCESS_ORDER_TYPE_DEVICE:
+      binding = ds_pool_resource_get_binding (self->upstream[kind], self->device_order.device,
+                                              self->device_order.context);
+      break;
+    case DS_ACCESS_ORDER_TYPE_UNSET:
+    default:
+      /* Not resolved yet: ask again after the first block. */
+      binding = DS_POOL_BINDING_NOT_YET;
+      break;
+    }
+  if (binding == DS_POOL_BINDING_SAME)
+    self->self_scoped |= 1u << kind;
+  if (binding != DS_POOL_BINDING_NOT_YET)
+    self->scope_checked |= 1u << kind;
+}
+
 static gboolean
 ensure_upstream (DsScratchpad  *self,
                  DsMemoryKind   kind,
@@ -123,6 +162,13 @@ ensure_upstream (DsScratchpad  *self,
           return FALSE;
         }
       resource = self->resources[kind];
+      self->upstream[kind] = resource;
+      /* A pool bound already (by an earlier scratchpad: ds-gst makes one
+       * per buffer over its context's pools) needs no scope from the
+       * first block on. */
+      if (kind != DS_MEMORY_KIND_HOST)
+        note_self_scoped (self, kind);
+      return TRUE;
     }
   else
     {
@@ -161,31 +207,6 @@ check_request (DsMemoryKind   kind,
    * asked for. */
   return ds_memory_check_size_alignment (size, alignment, DS_SCRATCHPAD_DEFAULT_ALIGNMENT,
                                          DS_ARENA_BLOCK_ALIGNMENT, error);
-}
-
-/* After a block of @kind came from a given upstream in the device order's
- * scope: whether the scratchpad may stop entering that scope for @kind.
- * It may where the scope is empty (a host order) or where the upstream
- * is a pool bound to the order's device and context (ds-gst's pools, once
- * they made their first upstream allocation in that scope), which enters
- * them itself for its upstream calls, as the default pools do: then its
- * blocks take the short way (refill ()) and its releases enter nothing,
- * so a reused lifecycle makes no CUDA call to check the current context
- * (one per block and one per release before; bench-cuda-calls' own-pools
- * case). */
-static void
-note_self_scoped (DsScratchpad *self,
-                  DsMemoryKind  kind)
-{
-  DsPoolBinding binding = DS_POOL_BINDING_SAME;
-
-  if (self->device_order.type == DS_ACCESS_ORDER_TYPE_DEVICE)
-    binding = ds_pool_resource_get_binding (self->upstream[kind], self->device_order.device,
-                                            self->device_order.context);
-  if (binding == DS_POOL_BINDING_SAME)
-    self->self_scoped |= 1u << kind;
-  if (binding != DS_POOL_BINDING_NOT_YET)
-    self->scope_checked |= 1u << kind;
 }
 
 /* Sets up @kind if need be and takes a new block for the request. */

@@ -776,9 +776,10 @@ test_gpu_own_pools (void)
 
   g_test_summary ("A scratchpad over pools of its own (as ds-gst makes them "
                   "for a GstCudaContext) stops entering the device order's "
-                  "context once the pools are bound to it: a reused unit of "
-                  "pinned, device and managed memory then makes no CUDA call "
-                  "but the lazy completion checks (one driver call each)");
+                  "context once the pools are bound to it: a unit of pinned, "
+                  "device and managed memory, in a reused scratchpad or a new "
+                  "one, then makes no CUDA call but the lazy completion checks "
+                  "(one driver call each)");
 
   DS_TEST_CUDA_CHECK (cudaSetDevice (0));
   s = ds_test_stream_new ();
@@ -831,8 +832,47 @@ test_gpu_own_pools (void)
   g_assert_cmpuint (queries, <=, 400 / 4);
   g_assert_cmpuint (n_driver, ==, queries);
   g_assert_cmpuint (upstream, ==, 0);
-
   g_assert_finalize_object (sp);
+
+  /* A new scratchpad per unit over the same pools (ds-gst's per buffer):
+   * they are bound already, so not even the first block of a kind enters
+   * the order's context. Warm first: a new scratchpad's blocks have
+   * their initial sizes, not those a reused one learned. */
+  for (i = 0; i < 464; i++)
+    {
+      if (i == 64)
+        {
+          DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s));
+          for (k = 0; k < 3; k++)
+            before[k] = ds_test_pool_stats (pools[k]);
+          queries = upstream = 0;
+          ds_test_cuda_spy_reset ();
+          n_driver = ds_cuda_get_n_driver_calls ();
+        }
+      sp = g_object_new (DS_TYPE_SCRATCHPAD, "device-order", order,
+                         "pinned-resource", pools[0], "device-resource", pools[1],
+                         "managed-resource", pools[2], NULL);
+      own_pools_unit (sp, s, i);
+      g_assert_finalize_object (sp);
+    }
+  n_driver = ds_cuda_get_n_driver_calls () - n_driver;
+  n_calls = ds_test_cuda_spy_get_count ();
+  for (k = 0; k < 3; k++)
+    {
+      after[k] = ds_test_pool_stats (pools[k]);
+      queries += after[k].event_queries - before[k].event_queries;
+      upstream += after[k].upstream_allocations - before[k].upstream_allocations;
+      g_assert_cmpuint (after[k].events_recorded, ==, before[k].events_recorded);
+    }
+  g_test_message ("400 new scratchpads: %" G_GUINT64_FORMAT " driver calls, %" G_GUINT64_FORMAT
+                  " completion checks, %u runtime calls", n_driver, queries, n_calls);
+  if (spy)
+    g_assert_cmpuint (n_calls, ==, 800);
+  g_assert_cmpuint (queries, >, 0);
+  g_assert_cmpuint (queries, <=, 400 / 4);
+  g_assert_cmpuint (n_driver, ==, queries);
+  g_assert_cmpuint (upstream, ==, 0);
+
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s));
   for (k = 0; k < 3; k++)
     g_assert_finalize_object (pools[k]);

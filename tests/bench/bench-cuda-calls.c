@@ -24,6 +24,7 @@ typedef enum
   CASE_FOUR_NEW_SAME_ORDER,
   CASE_FOUR_REUSED,
   CASE_FOUR_REUSED_OWN_POOLS,
+  CASE_FOUR_NEW_OWN_POOLS,
   CASE_DEVICE_NEW,
   CASE_DEVICE_REUSED,
   CASE_PINNED_NEW,
@@ -40,6 +41,7 @@ static const char * const case_names[N_CASES] = {
   "four-kind, new scratchpad, order made once",
   "four-kind, reused scratchpad + release",
   "four-kind, reused, own pools (ds-gst's set-up)",
+  "four-kind, new + order, own pools (ds-gst's)",
   "device-only 1 MiB, new scratchpad + order",
   "device-only 1 MiB, reused + release",
   "pinned-only 64 KiB, new scratchpad + order",
@@ -56,8 +58,8 @@ static const char * const case_names[N_CASES] = {
 static DsScratchpad *own_pools_scratchpad;
 static DsMemoryResource *own_pools[DS_N_MEMORY_KINDS];
 
-static DsScratchpad *
-own_pools_new (const DsAccessOrder *order)
+static void
+own_pools_init (void)
 {
   g_autoptr(DsMemoryResource) pinned = ds_pinned_memory_resource_new ();
   g_autoptr(DsMemoryResource) device = ds_device_memory_resource_new (0);
@@ -66,7 +68,13 @@ own_pools_new (const DsAccessOrder *order)
   own_pools[DS_MEMORY_KIND_PINNED] = ds_pool_resource_new (pinned);
   own_pools[DS_MEMORY_KIND_DEVICE] = ds_pool_resource_new (device);
   own_pools[DS_MEMORY_KIND_MANAGED] = ds_pool_resource_new (managed);
+}
 
+/* A scratchpad over the own pools, as ds_gst_cuda_context_new_scratchpad ()
+ * makes one per buffer. */
+static DsScratchpad *
+own_pools_new (const DsAccessOrder *order)
+{
   return g_object_new (DS_TYPE_SCRATCHPAD, "device-order", order,
                        "pinned-resource", own_pools[DS_MEMORY_KIND_PINNED],
                        "device-resource", own_pools[DS_MEMORY_KIND_DEVICE],
@@ -158,6 +166,13 @@ run_case (Case                 which,
           }
           break;
 
+        case CASE_FOUR_NEW_OWN_POOLS:
+          ds_access_order_init_stream (&order, stream, 0);
+          sp = own_pools_new (&order);
+          for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
+            one_kind (sp, ds_bench_four_kind[k].kind, ds_bench_four_kind[k].size);
+          break;
+
         case CASE_DEVICE_NEW:
         case CASE_PINNED_NEW:
           ds_access_order_init_stream (&order, stream, 0);
@@ -206,6 +221,7 @@ static const double limits[N_CASES] = {
   [CASE_FOUR_NEW_SAME_ORDER] = -1,
   [CASE_FOUR_REUSED] = 0.25,
   [CASE_FOUR_REUSED_OWN_POOLS] = 0.25,
+  [CASE_FOUR_NEW_OWN_POOLS] = -1,
   [CASE_DEVICE_NEW] = -1,
   [CASE_DEVICE_REUSED] = 0,
   [CASE_PINNED_NEW] = -1,
@@ -238,6 +254,7 @@ main (int    argc,
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   ds_access_order_init_stream (&once, stream, 0);
   reused = ds_scratchpad_new (&once);
+  own_pools_init ();
   own_pools_scratchpad = own_pools_new (&once);
 
   printf ("\n== CUDA calls per lifecycle (%u lifecycles each, pools warm, stream idle) ==\n", N);
