@@ -175,9 +175,9 @@ context_data_get (GstCudaContext *context)
  *   or `NULL` for the legacy default stream of @context
  * @error: return location for a #GError
  *
- * Creates the order of @stream in @context, with @context pushed, so that
- * the order records @context: scratchpads on it allocate and give memory
- * back with @context current, on any thread.
+ * Creates the order of @stream in @context: the order records @context
+ * (for the legacy default stream, by pushing it), so that scratchpads on
+ * it allocate and give memory back with @context current, on any thread.
  *
  * With GStreamer 1.24 or newer, [func@DsGst.cuda_stream_new_order] takes a
  * `GstCudaStream` instead.
@@ -185,7 +185,7 @@ context_data_get (GstCudaContext *context)
  * Returns: (transfer full) (nullable): a new #DsAccessOrder, or `NULL`
  *   with @error set: %DS_ERROR_INVALID_ARGUMENT when @stream belongs to
  *   another CUDA context, %DS_ERROR_CUDA when @context cannot be made
- *   current
+ *   current (for the legacy default stream)
  */
 DsAccessOrder *
 ds_gst_cuda_context_new_order (GstCudaContext  *context,
@@ -215,8 +215,14 @@ ds_gst_cuda_context_new_order (GstCudaContext  *context,
                        gst_cuda_context_get_handle (context));
           return NULL;
         }
+
+      /* An explicit stream's order is the stream's own device and context,
+       * looked up from the stream whatever is current: no push needed (two
+       * driver calls a buffer saved). */
+      return ds_access_order_new_stream (stream, cd->device);
     }
 
+  /* The legacy default stream is the current context's. */
   if (!gst_cuda_context_push (context))
     {
       g_set_error (error, DS_ERROR, DS_ERROR_CUDA,
