@@ -113,6 +113,13 @@ DS_AVAILABLE_IN_ALL
 void                 ds_scratchpad_set_max_block_size (DsScratchpad        *self,
                                                        guint64              max_block_size);
 DS_AVAILABLE_IN_ALL
+DsMemoryResource    *ds_scratchpad_get_resource      (DsScratchpad         *self,
+                                                      DsMemoryKind          kind);
+DS_AVAILABLE_IN_ALL
+void                 ds_scratchpad_set_resource      (DsScratchpad         *self,
+                                                      DsMemoryKind          kind,
+                                                      DsMemoryResource     *resource);
+DS_AVAILABLE_IN_ALL
 gboolean             ds_scratchpad_get_keep_blocks   (DsScratchpad         *self);
 DS_AVAILABLE_IN_ALL
 void                 ds_scratchpad_set_keep_blocks   (DsScratchpad         *self,

@@ -194,6 +194,74 @@ test_properties_wrong_kind (void)
 }
 
 static void
+test_set_resource (void)
+{
+  g_autoptr(DsTestResource) host = ds_test_resource_new (DS_MEMORY_KIND_HOST, FALSE);
+  g_autoptr(DsTestResource) pinned = ds_test_resource_new (DS_MEMORY_KIND_PINNED, FALSE);
+  g_autoptr(DsTestResource) other = ds_test_resource_new (DS_MEMORY_KIND_HOST, FALSE);
+  g_autoptr(DsAccessOrder) order = ds_access_order_new_host ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DsMemoryResource) got = NULL;
+  guint n_notify = 0;
+  DsScratchpad *sp;
+
+  g_test_summary ("ds_scratchpad_set_resource () is the *-resource property "
+                  "without the property machinery: it reads back through both, "
+                  "notifies the property on a change only, a resource of another "
+                  "kind is an error at that kind's first allocation, and once "
+                  "the scratchpad allocated it is a critical and changes nothing");
+
+  sp = ds_scratchpad_new (order);
+  g_signal_connect (sp, "notify::host-resource", G_CALLBACK (ds_test_count_notify), &n_notify);
+  ds_scratchpad_set_resource (sp, DS_MEMORY_KIND_HOST, DS_MEMORY_RESOURCE (host));
+  g_assert_cmpuint (n_notify, ==, 1);
+  ds_scratchpad_set_resource (sp, DS_MEMORY_KIND_HOST, DS_MEMORY_RESOURCE (host));
+  g_assert_cmpuint (n_notify, ==, 1);
+  g_assert_true (ds_scratchpad_get_resource (sp, DS_MEMORY_KIND_HOST) == DS_MEMORY_RESOURCE (host));
+  g_object_get (sp, "host-resource", &got, NULL);
+  g_assert_true (got == DS_MEMORY_RESOURCE (host));
+
+  /* NULL is the default again, and back. */
+  ds_scratchpad_set_resource (sp, DS_MEMORY_KIND_HOST, NULL);
+  g_assert_cmpuint (n_notify, ==, 2);
+  g_assert_true (ds_scratchpad_get_resource (sp, DS_MEMORY_KIND_HOST) != DS_MEMORY_RESOURCE (host));
+  ds_scratchpad_set_resource (sp, DS_MEMORY_KIND_HOST, DS_MEMORY_RESOURCE (host));
+  g_assert_cmpuint (n_notify, ==, 3);
+
+  /* The wrong kind: the same error as through the property. */
+  ds_scratchpad_set_resource (sp, DS_MEMORY_KIND_DEVICE, DS_MEMORY_RESOURCE (pinned));
+  g_assert_true (ds_scratchpad_get_resource (sp, DS_MEMORY_KIND_DEVICE) == DS_MEMORY_RESOURCE (pinned));
+
+  g_assert_nonnull (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 10, 0, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (ds_test_resource_get_n_calls (host), ==, 1);
+  g_assert_null (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, 10, 0, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "device-resource"));
+  g_assert_cmpuint (ds_test_resource_get_n_calls (pinned), ==, 0);
+
+  if (g_test_undefined ())
+    {
+      g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*host-resource*cannot change*");
+      ds_scratchpad_set_resource (sp, DS_MEMORY_KIND_HOST, DS_MEMORY_RESOURCE (other));
+      g_test_assert_expected_messages ();
+
+      g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*DS_MEMORY_KIND_IS_VALID*");
+      ds_scratchpad_set_resource (sp, (DsMemoryKind) 7, NULL);
+      g_test_assert_expected_messages ();
+      g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*DS_MEMORY_KIND_IS_VALID*");
+      g_assert_null (ds_scratchpad_get_resource (sp, (DsMemoryKind) 7));
+      g_test_assert_expected_messages ();
+    }
+  g_assert_true (ds_scratchpad_get_resource (sp, DS_MEMORY_KIND_HOST) == DS_MEMORY_RESOURCE (host));
+  g_assert_cmpuint (n_notify, ==, 3);
+  g_assert_cmpuint (ds_test_resource_get_n_calls (other), ==, 0);
+
+  g_assert_finalize_object (sp);
+  ds_test_resource_assert_clean (host);
+}
+
+static void
 test_properties_read_back (void)
 {
   g_autoptr(DsAccessOrder) host = ds_access_order_new_host ();
@@ -312,6 +380,7 @@ main (int    argc,
   g_test_add_func ("/Ds/Scratchpad/properties/until-first-alloc", test_properties_until_first_alloc);
   g_test_add_func ("/Ds/Scratchpad/properties/wrong-kind", test_properties_wrong_kind);
   g_test_add_func ("/Ds/Scratchpad/properties/read-back", test_properties_read_back);
+  g_test_add_func ("/Ds/Scratchpad/properties/set-resource", test_set_resource);
   g_test_add_func ("/Ds/Scratchpad/properties/max-block-size", test_max_block_size_property);
   g_test_add_func ("/Ds/Scratchpad/orders/getters", test_getters);
 

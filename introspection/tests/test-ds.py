@@ -125,6 +125,20 @@ class TestScratchpad(DsTestCase):
         self.assertEqual(sp.get_n_blocks(HOST), 1)
         self.assertEqual(sp.get_reserved(HOST), 1 * MiB)
 
+    def test_set_resource(self):
+        sp = Ds.Scratchpad.new(Ds.AccessOrder.new_host())
+        pool = Ds.PoolResource.new(Ds.HostMemoryResource.new())
+        notified = []
+        sp.connect('notify::host-resource', lambda *args: notified.append(args[1].name))
+        sp.set_resource(HOST, pool)
+        self.assertIs(sp.get_resource(HOST), pool)
+        self.assertIs(sp.props.host_resource, pool)
+        self.assertEqual(notified, ['host-resource'])
+        sp.set_resource(HOST, pool)
+        self.assertEqual(notified, ['host-resource'])
+        sp.alloc(HOST, 1000, 0)
+        self.assertEqual(pool.get_stats().cache_misses, 1)
+
     def test_zero_initial_size_is_default(self):
         sp = Ds.Scratchpad(initial_size_host=0)
         self.assertEqual(sp.get_initial_size(HOST), 64 * KiB)

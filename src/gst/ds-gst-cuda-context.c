@@ -168,6 +168,51 @@ context_data_get (GstCudaContext *context)
   return cd;
 }
 
+/* Fills @order with that of @stream in @context (see
+ * ds_gst_cuda_context_new_order ()). */
+static gboolean
+init_order (GstCudaContext  *context,
+            ContextData     *cd,
+            gpointer         stream,
+            DsAccessOrder   *order,
+            GError         **error)
+{
+  if (stream != NULL)
+    {
+      CuStreamGetCtxFunc stream_get_ctx = get_stream_ctx_func ();
+      gpointer owner = NULL;
+
+      if (stream_get_ctx != NULL && stream_get_ctx (stream, &owner) == 0 &&
+          owner != gst_cuda_context_get_handle (context))
+        {
+          g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                       "Stream %p belongs to CUDA context %p, not to %s (CUDA context %p)",
+                       stream, owner, GST_OBJECT_NAME (context),
+                       gst_cuda_context_get_handle (context));
+          return FALSE;
+        }
+
+      /* An explicit stream's order is the stream's own device and context,
+       * looked up from the stream whatever is current: no push needed (two
+       * driver calls a buffer saved). */
+      ds_access_order_init_stream (order, stream, cd->device);
+      return TRUE;
+    }
+
+  /* The legacy default stream is the current context's. */
+  if (!gst_cuda_context_push (context))
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_CUDA,
+                   "Could not make the CUDA context of %s current (cuCtxPushCurrent failed)",
+                   GST_OBJECT_NAME (context));
+      return FALSE;
+    }
+  ds_access_order_init_stream (order, NULL, cd->device);
+  gst_cuda_context_pop (NULL);
+
+  return TRUE;
+}
+
 /**
  * ds_gst_cuda_context_new_order:
  * @context: a #GstCudaContext
@@ -192,48 +237,16 @@ ds_gst_cuda_context_new_order (GstCudaContext  *context,
                                gpointer         stream,
                                GError         **error)
 {
-  ContextData *cd;
-  DsAccessOrder *order;
+  DsAccessOrder order;
 
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   ds_gst_debug_init ();
-  cd = context_data_get (context);
+  if (!init_order (context, context_data_get (context), stream, &order, error))
+    return NULL;
 
-  if (stream != NULL)
-    {
-      CuStreamGetCtxFunc stream_get_ctx = get_stream_ctx_func ();
-      gpointer owner = NULL;
-
-      if (stream_get_ctx != NULL && stream_get_ctx (stream, &owner) == 0 &&
-          owner != gst_cuda_context_get_handle (context))
-        {
-          g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
-                       "Stream %p belongs to CUDA context %p, not to %s (CUDA context %p)",
-                       stream, owner, GST_OBJECT_NAME (context),
-                       gst_cuda_context_get_handle (context));
-          return NULL;
-        }
-
-      /* An explicit stream's order is the stream's own device and context,
-       * looked up from the stream whatever is current: no push needed (two
-       * driver calls a buffer saved). */
-      return ds_access_order_new_stream (stream, cd->device);
-    }
-
-  /* The legacy default stream is the current context's. */
-  if (!gst_cuda_context_push (context))
-    {
-      g_set_error (error, DS_ERROR, DS_ERROR_CUDA,
-                   "Could not make the CUDA context of %s current (cuCtxPushCurrent failed)",
-                   GST_OBJECT_NAME (context));
-      return NULL;
-    }
-  order = ds_access_order_new_stream (stream, cd->device);
-  gst_cuda_context_pop (NULL);
-
-  return order;
+  return ds_access_order_copy (&order);
 }
 
 /**
@@ -269,24 +282,24 @@ ds_gst_cuda_context_new_scratchpad (GstCudaContext  *context,
                                     GError         **error)
 {
   ContextData *cd;
-  DsAccessOrder *order;
+  DsAccessOrder order;
   DsScratchpad *scratchpad;
 
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  order = ds_gst_cuda_context_new_order (context, stream, error);
-  if (order == NULL)
-    return NULL;
+  ds_gst_debug_init ();
   cd = context_data_get (context);
+  if (!init_order (context, cd, stream, &order, error))
+    return NULL;
 
-  scratchpad = g_object_new (DS_TYPE_SCRATCHPAD,
-                             "device-order", order,
-                             "pinned-resource", cd->resources[DS_MEMORY_KIND_PINNED],
-                             "device-resource", cd->resources[DS_MEMORY_KIND_DEVICE],
-                             "managed-resource", cd->resources[DS_MEMORY_KIND_MANAGED],
-                             NULL);
-  ds_access_order_free (order);
+  /* Once per buffer: the resources set directly, not as properties by
+   * name (g_object_new () with four properties cost as much as three
+   * scratchpads without). */
+  scratchpad = ds_scratchpad_new (&order);
+  ds_scratchpad_set_resource (scratchpad, DS_MEMORY_KIND_PINNED, cd->resources[DS_MEMORY_KIND_PINNED]);
+  ds_scratchpad_set_resource (scratchpad, DS_MEMORY_KIND_DEVICE, cd->resources[DS_MEMORY_KIND_DEVICE]);
+  ds_scratchpad_set_resource (scratchpad, DS_MEMORY_KIND_MANAGED, cd->resources[DS_MEMORY_KIND_MANAGED]);
 
   /* GObject clears qdata after the scratchpad's own finalize has given
    * every block back, so the context outlives its memory. */

@@ -52,6 +52,42 @@ construct_plain_props (gpointer data,
     g_object_unref (g_object_new (DS_TYPE_BENCH_PLAIN_PROPS, NULL));
 }
 
+/* A scratchpad per buffer over resources of one's own (ds-gst's): by
+ * property name, or set directly. Nothing is allocated. */
+static DsMemoryResource *own_resources[DS_N_MEMORY_KINDS];
+
+static void
+construct_ds_props (gpointer data,
+                    guint    n)
+{
+  DsAccessOrder host;
+
+  ds_access_order_init_host (&host);
+  for (guint i = 0; i < n; i++)
+    g_object_unref (g_object_new (DS_TYPE_SCRATCHPAD, "device-order", &host,
+                                  "pinned-resource", own_resources[DS_MEMORY_KIND_PINNED],
+                                  "device-resource", own_resources[DS_MEMORY_KIND_DEVICE],
+                                  "managed-resource", own_resources[DS_MEMORY_KIND_MANAGED],
+                                  NULL));
+}
+
+static void
+construct_ds_set_resource (gpointer data,
+                           guint    n)
+{
+  DsAccessOrder host;
+
+  ds_access_order_init_host (&host);
+  for (guint i = 0; i < n; i++)
+    {
+      DsScratchpad *sp = ds_scratchpad_new (&host);
+
+      for (guint kind = DS_MEMORY_KIND_PINNED; kind <= DS_MEMORY_KIND_MANAGED; kind++)
+        ds_scratchpad_set_resource (sp, kind, own_resources[kind]);
+      g_object_unref (sp);
+    }
+}
+
 /* The 8 host temporaries of one unit of work (each <= 256 KiB). */
 static const gsize unit_sizes[8] = {
   16 << 10, 48 << 10, 256 << 10, 64 << 10, 1 << 10, 4 << 10, 128 << 10, 200,
@@ -535,12 +571,19 @@ main (int    argc,
   {
     g_autoptr(DsBenchTable) t = ds_bench_table_new ("construction: a scratchpad made and dropped, "
                                                     "nothing allocated, against a plain GObject");
-    DsBenchResult *ds, *plain, *props;
+    DsBenchResult *ds, *plain, *props, *by_name, *set;
 
     g_type_ensure (DS_TYPE_BENCH_PLAIN);
     g_type_ensure (DS_TYPE_BENCH_PLAIN_PROPS);
+    for (DsMemoryKind kind = DS_MEMORY_KIND_PINNED; kind <= DS_MEMORY_KIND_MANAGED; kind++)
+      own_resources[kind] = host_pool_as (kind);
     ds = ds_bench_table_add_case (t, "ds_scratchpad_new (NULL) + unref", construct_ds, NULL, &h, 0, 100000, 1.0);
     ds_bench_table_add_case (t, "ds_scratchpad_new_full (host, ..., sizes) + unref", construct_ds_full, NULL, &h, 0, 100000, 1.0);
+    by_name = ds_bench_table_add_case (t, "g_object_new (device-order + 3 *-resource properties) + unref "
+                                       "(ds-gst's scratchpad per buffer before)",
+                                       construct_ds_props, NULL, &h, 0, 100000, 1.0);
+    set = ds_bench_table_add_case (t, "ds_scratchpad_new + 3 ds_scratchpad_set_resource () + unref",
+                                   construct_ds_set_resource, NULL, &h, 0, 100000, 1.0);
     props = ds_bench_table_add_case (t, "baseline: g_object_new (a final type with 13 plain properties, "
                                      "none construct, as DsScratchpad) + unref",
                                      construct_plain_props, NULL, &h, 0, 100000, 1.0);
@@ -557,7 +600,11 @@ main (int    argc,
                            ds->median_ns / props->median_ns, "<=", 1.1, "x");
     ds_bench_table_note (t, "stricter, against a type with no properties at all (no notify queue): "
                          "%.2fx", ds->median_ns / plain->median_ns);
+    ds_bench_table_note (t, "resources set directly: %.2fx the same by property name",
+                         set->median_ns / by_name->median_ns);
     ds_bench_table_print (t);
+    for (DsMemoryKind kind = DS_MEMORY_KIND_PINNED; kind <= DS_MEMORY_KIND_MANAGED; kind++)
+      g_clear_object (&own_resources[kind]);
   }
 
   {
