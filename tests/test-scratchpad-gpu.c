@@ -756,6 +756,71 @@ own_pools_unit (DsScratchpad *sp,
   ds_scratchpad_release (sp);
 }
 
+/* What 400 units of test_gpu_own_pools () asked of CUDA: from
+ * own_pools_count_start () to own_pools_count_check (). */
+typedef struct
+{
+  DsMemoryResource **pools;
+  DsPoolStats        before[3];
+  guint64            n_driver;
+} OwnPoolsCount;
+
+static void
+own_pools_count_start (OwnPoolsCount     *c,
+                       DsMemoryResource **pools)
+{
+  c->pools = pools;
+  for (guint k = 0; k < 3; k++)
+    c->before[k] = ds_test_pool_stats (pools[k]);
+  ds_test_cuda_spy_reset ();
+  c->n_driver = ds_cuda_get_n_driver_calls ();
+}
+
+/* The runtime sees the test's copies and waits only; the driver the lazy
+ * checks only, and there are some (pinned and managed memory goes back on
+ * the stream); nothing comes from upstream, no event is recorded. */
+static void
+own_pools_count_check (OwnPoolsCount *c,
+                       const char    *what,
+                       gboolean       spy)
+{
+  guint64 n_driver = ds_cuda_get_n_driver_calls () - c->n_driver;
+  guint n_calls = ds_test_cuda_spy_get_count ();
+  guint64 queries = 0, upstream = 0;
+
+  for (guint k = 0; k < 3; k++)
+    {
+      DsPoolStats after = ds_test_pool_stats (c->pools[k]);
+
+      queries += after.event_queries - c->before[k].event_queries;
+      upstream += after.upstream_allocations - c->before[k].upstream_allocations;
+      g_assert_cmpuint (after.events_recorded, ==, c->before[k].events_recorded);
+    }
+
+  g_test_message ("400 %s: %" G_GUINT64_FORMAT " driver calls, %" G_GUINT64_FORMAT
+                  " completion checks, %u runtime calls (800 of them the copies and waits)",
+                  what, n_driver, queries, n_calls);
+  if (spy)
+    g_assert_cmpuint (n_calls, ==, 800);
+  g_assert_cmpuint (queries, >, 0);
+  g_assert_cmpuint (queries, <=, 400 / 4);
+  g_assert_cmpuint (n_driver, ==, queries);
+  g_assert_cmpuint (upstream, ==, 0);
+}
+
+/* A scratchpad over @pools, as ds-gst makes one per buffer. */
+static DsScratchpad *
+own_pools_scratchpad_new (const DsAccessOrder *order,
+                          DsMemoryResource   **pools)
+{
+  DsScratchpad *sp = ds_scratchpad_new (order);
+
+  ds_scratchpad_set_resource (sp, DS_MEMORY_KIND_PINNED, pools[0]);
+  ds_scratchpad_set_resource (sp, DS_MEMORY_KIND_DEVICE, pools[1]);
+  ds_scratchpad_set_resource (sp, DS_MEMORY_KIND_MANAGED, pools[2]);
+  return sp;
+}
+
 static void
 test_gpu_own_pools (void)
 {
@@ -764,9 +829,8 @@ test_gpu_own_pools (void)
   g_autoptr(DsMemoryResource) managed_up = NULL;
   DsMemoryResource *pools[3];
   g_autoptr(DsAccessOrder) order = NULL;
-  DsPoolStats before[3], after[3];
-  guint64 n_driver, queries = 0, upstream = 0;
-  guint i, k, n_calls;
+  OwnPoolsCount count;
+  guint i, k;
   gboolean spy;
   cudaStream_t s;
   DsScratchpad *sp;
@@ -790,6 +854,7 @@ test_gpu_own_pools (void)
   pools[0] = ds_pool_resource_new (pinned_up);
   pools[1] = ds_pool_resource_new (device_up);
   pools[2] = ds_pool_resource_new (managed_up);
+  /* Through the properties here, ds_scratchpad_set_resource () below. */
   sp = g_object_new (DS_TYPE_SCRATCHPAD, "device-order", order,
                      "pinned-resource", pools[0], "device-resource", pools[1],
                      "managed-resource", pools[2], NULL);
@@ -804,34 +869,10 @@ test_gpu_own_pools (void)
                                                    order->context), ==, DS_POOL_BINDING_SAME);
 
   spy = ds_test_cuda_spy_works ();
-  for (k = 0; k < 3; k++)
-    before[k] = ds_test_pool_stats (pools[k]);
-  ds_test_cuda_spy_reset ();
-  n_driver = ds_cuda_get_n_driver_calls ();
+  own_pools_count_start (&count, pools);
   for (i = 0; i < 400; i++)
     own_pools_unit (sp, s, i);
-  n_driver = ds_cuda_get_n_driver_calls () - n_driver;
-  n_calls = ds_test_cuda_spy_get_count ();
-  for (k = 0; k < 3; k++)
-    {
-      after[k] = ds_test_pool_stats (pools[k]);
-      queries += after[k].event_queries - before[k].event_queries;
-      upstream += after[k].upstream_allocations - before[k].upstream_allocations;
-      g_assert_cmpuint (after[k].events_recorded, ==, before[k].events_recorded);
-    }
-
-  g_test_message ("400 units: %" G_GUINT64_FORMAT " driver calls, %" G_GUINT64_FORMAT
-                  " completion checks, %u runtime calls (800 of them the copies and waits)",
-                  n_driver, queries, n_calls);
-  /* The runtime sees the copies and waits only; the driver the checks
-   * only, and there are some (pinned and managed memory goes back on the
-   * stream). */
-  if (spy)
-    g_assert_cmpuint (n_calls, ==, 800);
-  g_assert_cmpuint (queries, >, 0);
-  g_assert_cmpuint (queries, <=, 400 / 4);
-  g_assert_cmpuint (n_driver, ==, queries);
-  g_assert_cmpuint (upstream, ==, 0);
+  own_pools_count_check (&count, "units", spy);
   g_assert_finalize_object (sp);
 
   /* A new scratchpad per unit over the same pools (ds-gst's per buffer):
@@ -843,35 +884,13 @@ test_gpu_own_pools (void)
       if (i == 64)
         {
           DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s));
-          for (k = 0; k < 3; k++)
-            before[k] = ds_test_pool_stats (pools[k]);
-          queries = upstream = 0;
-          ds_test_cuda_spy_reset ();
-          n_driver = ds_cuda_get_n_driver_calls ();
+          own_pools_count_start (&count, pools);
         }
-      sp = g_object_new (DS_TYPE_SCRATCHPAD, "device-order", order,
-                         "pinned-resource", pools[0], "device-resource", pools[1],
-                         "managed-resource", pools[2], NULL);
+      sp = own_pools_scratchpad_new (order, pools);
       own_pools_unit (sp, s, i);
       g_assert_finalize_object (sp);
     }
-  n_driver = ds_cuda_get_n_driver_calls () - n_driver;
-  n_calls = ds_test_cuda_spy_get_count ();
-  for (k = 0; k < 3; k++)
-    {
-      after[k] = ds_test_pool_stats (pools[k]);
-      queries += after[k].event_queries - before[k].event_queries;
-      upstream += after[k].upstream_allocations - before[k].upstream_allocations;
-      g_assert_cmpuint (after[k].events_recorded, ==, before[k].events_recorded);
-    }
-  g_test_message ("400 new scratchpads: %" G_GUINT64_FORMAT " driver calls, %" G_GUINT64_FORMAT
-                  " completion checks, %u runtime calls", n_driver, queries, n_calls);
-  if (spy)
-    g_assert_cmpuint (n_calls, ==, 800);
-  g_assert_cmpuint (queries, >, 0);
-  g_assert_cmpuint (queries, <=, 400 / 4);
-  g_assert_cmpuint (n_driver, ==, queries);
-  g_assert_cmpuint (upstream, ==, 0);
+  own_pools_count_check (&count, "new scratchpads", spy);
 
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s));
   for (k = 0; k < 3; k++)
