@@ -23,7 +23,14 @@
  * as the median and 90th percentile over the frames, and ratios against the
  * baselines measured in the same run: cudaMalloc/cudaMallocHost per buffer
  * (cuda-malloc) and one long-lived preallocated set of buffers
- * (preallocated, what GStreamer elements do today).
+ * (preallocated, what GStreamer elements do today). With GStreamer's CUDA
+ * library every element gets one GstCudaContext of this program's, so a
+ * second table gives, per frame and from the statistics of that context's
+ * pinned, device and managed pools (ds_gst_cuda_context_get_resource ()),
+ * the CUDA calls ds made for the scratch: events recorded, completion
+ * queries, stream waits, blocking waits, upstream allocations and
+ * deallocations. The modes then share those pools, as the elements of one
+ * pipeline do.
  *
  * Needs a GPU: without one it prints "SKIP: ..." and exits 77.
  * DS_BENCH_TIME scales the number of frames (default 1.0).
@@ -33,6 +40,11 @@
 
 #include <stdlib.h>
 #include <time.h>
+
+#if DS_GST_HAVE_CUDA
+# include <gst/cuda/gstcudacontext.h>
+# include <gst/cuda/gstcudautils.h>
+#endif
 
 
 #define EXIT_SKIP 77
@@ -66,7 +78,46 @@ typedef struct
   double scratch_median, scratch_p90, scratch_mean;
   double element_median, element_p90;
   double wall_median;
+  gboolean have_calls;
+  DsPoolStats calls;   /* over the timed frames, all pools summed */
 } Result;
+
+#if DS_GST_HAVE_CUDA
+/* The context every element gets (NULL where none could be made: each
+ * element then makes its own and no CUDA calls are counted). */
+static GstCudaContext *shared_context;
+#endif
+
+/* The sum of the counters of @context's pinned, device and managed pools. */
+static gboolean
+sum_pool_counters (DsPoolStats *out)
+{
+  memset (out, 0, sizeof *out);
+#if DS_GST_HAVE_CUDA
+  if (shared_context == NULL)
+    return FALSE;
+  for (DsMemoryKind kind = DS_MEMORY_KIND_PINNED; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      g_autoptr(GError) error = NULL;
+      DsMemoryResource *pool = ds_gst_cuda_context_get_resource (shared_context, kind, &error);
+      DsPoolStats s;
+
+      g_assert_no_error (error);
+      ds_pool_resource_get_stats (DS_POOL_RESOURCE (pool), &s);
+      out->upstream_allocations += s.upstream_allocations;
+      out->upstream_deallocations += s.upstream_deallocations;
+      out->cache_hits += s.cache_hits;
+      out->cache_misses += s.cache_misses;
+      out->events_recorded += s.events_recorded;
+      out->event_queries += s.event_queries;
+      out->stream_waits += s.stream_waits;
+      out->event_waits += s.event_waits;
+    }
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
 
 static GstStaticPadTemplate harness_src =
   GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
@@ -113,6 +164,7 @@ run_mode (guint               m,
   double *elem = g_new (double, n_frames);
   double *wall = g_new (double, n_frames);
   double scratch_sum = 0;
+  DsPoolStats before = { 0, };
   GstHarness *h;
   GstMapInfo map;
 
@@ -126,11 +178,22 @@ run_mode (guint               m,
   g_object_set (element, "post-messages", FALSE,
                 "release-before-wait", modes[m].release_before_wait,
                 "keep-blocks", modes[m].keep_blocks, NULL);
+#if DS_GST_HAVE_CUDA
+  if (shared_context != NULL)
+    {
+      GstContext *context = gst_context_new_cuda_context (shared_context);
+
+      gst_element_set_context (element, context);
+      gst_context_unref (context);
+    }
+#endif
   h = gst_harness_new_full (element, &harness_src, "sink", &harness_sink, "src");
   gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
 
   for (guint i = 0; i < n_warmup + n_frames; i++)
     {
+      if (i == n_warmup)
+        result->have_calls = sum_pool_counters (&before);
       guint64 t0 = now_ns (), t1, t2, t3;
       guint64 last_scratch = 0, last_process = 0;
       GstBuffer *out;
@@ -153,6 +216,23 @@ run_mode (guint               m,
       elem[i - n_warmup] = last_process / 1000.0;
       wall[i - n_warmup] = (t2 - t0) / 1000.0;
       scratch_sum += t3 / 1000.0;
+    }
+
+  if (result->have_calls)
+    {
+      DsPoolStats after;
+
+      sum_pool_counters (&after);
+#define DELTA(field) result->calls.field = after.field - before.field
+      DELTA (upstream_allocations);
+      DELTA (upstream_deallocations);
+      DELTA (cache_hits);
+      DELTA (cache_misses);
+      DELTA (events_recorded);
+      DELTA (event_queries);
+      DELTA (stream_waits);
+      DELTA (event_waits);
+#undef DELTA
     }
 
   result->scratch_mean = scratch_sum / n_frames;
@@ -209,6 +289,28 @@ run_size (GstVideoFormat format,
     g_print ("%s %+.2f us%s", modes[m].label,
              results[m].element_median - results[MODE_PREALLOCATED].element_median,
              m + 1 < N_MODES ? ", " : "\n");
+
+  if (!results[0].have_calls)
+    return;
+  g_print ("CUDA calls ds made per frame for the scratch (the shared context's pinned, device "
+           "and managed pools, over the timed frames):\n");
+  g_print ("%-13s %9s %9s %9s %9s %9s %9s %9s\n", "scratch-mode", "events", "queries",
+           "waits", "blocking", "upstream", "hits", "misses");
+  for (guint m = 0; m < N_MODES; m++)
+    {
+      const DsPoolStats *c = &results[m].calls;
+
+      if (m == MODE_CUDA_MALLOC || m == MODE_PREALLOCATED)
+        continue;
+#define PER_FRAME(field) ((double) c->field / n_frames)
+      g_print ("%-13s %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n", modes[m].label,
+               PER_FRAME (events_recorded), PER_FRAME (event_queries),
+               PER_FRAME (stream_waits), PER_FRAME (event_waits),
+               PER_FRAME (upstream_allocations) + PER_FRAME (upstream_deallocations),
+               PER_FRAME (cache_hits), PER_FRAME (cache_misses));
+#undef PER_FRAME
+    }
+  g_print ("  (upstream = cudaMalloc*/cudaFree* calls; hits and misses: blocks taken from the pools)\n");
 }
 
 int
@@ -229,12 +331,20 @@ main (int    argc,
   if (scale <= 0)
     scale = 1.0;
   n_frames = MAX (100, (guint) (1000 * scale));
+#if DS_GST_HAVE_CUDA
+  shared_context = gst_cuda_context_new (0);
+  if (shared_context == NULL)
+    g_print ("# no GstCudaContext for device 0: each element makes its own, no CUDA calls counted\n");
+#endif
 
   g_print ("bench-gst-scratch: per-frame cost of scratch memory in dslumastats "
            "(median and p90 over frames; ratios against baselines of this run)\n");
   run_size (GST_VIDEO_FORMAT_I420, 320, 240, n_frames);
   run_size (GST_VIDEO_FORMAT_GRAY8, 1920, 1080, n_frames / 2);
 
+#if DS_GST_HAVE_CUDA
+  g_clear_object (&shared_context);
+#endif
   gst_deinit ();
   return EXIT_SUCCESS;
 }
