@@ -127,10 +127,18 @@ context_disposed_cb (gpointer  data,
   g_free (cd);
 }
 
+/* The data of @context, made on first use. Once there it is read without
+ * the lock (GLib's qdata is safe across threads, and it goes only in the
+ * context's dispose, when no caller may use the context any more): the
+ * per-buffer scratchpads of the streaming threads of every element would
+ * otherwise take one process-wide mutex each. The lock orders making it. */
 static ContextData *
 context_data_get (GstCudaContext *context)
 {
-  ContextData *cd;
+  ContextData *cd = g_object_get_qdata (G_OBJECT (context), context_data_quark ());
+
+  if (G_LIKELY (cd != NULL))
+    return cd;
 
   g_mutex_lock (&context_data_lock);
   cd = g_object_get_qdata (G_OBJECT (context), context_data_quark ());

@@ -417,6 +417,103 @@ test_restart (void)
   g_assert_cmpuint (n_warnings, ==, 0);
 }
 
+/* First use from many threads at once -------------------------------------- */
+
+#define N_RACERS 8
+
+typedef struct
+{
+  GstCudaContext   *ctx;
+  gint              ready;      /* atomic: racers at the start line */
+  gint              go;         /* atomic */
+  DsMemoryResource *seen[N_RACERS][DS_N_MEMORY_KINDS];
+} Race;
+
+typedef struct
+{
+  Race  *race;
+  guint  index;
+} Racer;
+
+static gpointer
+racer_main (gpointer data)
+{
+  Racer *r = data;
+  Race *race = r->race;
+  g_autoptr(GError) error = NULL;
+  DsScratchpad *sp = NULL;
+  gpointer device;
+
+  g_atomic_int_inc (&race->ready);
+  while (!g_atomic_int_get (&race->go))
+    ;
+  /* Half of them start with a scratchpad, half with the pools. */
+  if (r->index % 2 == 0)
+    {
+      sp = ds_gst_cuda_context_new_scratchpad (race->ctx, NULL, &error);
+      g_assert_no_error (error);
+    }
+  for (DsMemoryKind kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      race->seen[r->index][kind] = ds_gst_cuda_context_get_resource (race->ctx, kind, &error);
+      g_assert_no_error (error);
+    }
+  if (r->index % 2 != 0)
+    {
+      sp = ds_gst_cuda_context_new_scratchpad (race->ctx, NULL, &error);
+      g_assert_no_error (error);
+    }
+  device = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, 4096, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (pointer_context (device) == gst_cuda_context_get_handle (race->ctx));
+  g_object_unref (sp);
+
+  return NULL;
+}
+
+static void
+test_first_use_threads (void)
+{
+  g_test_summary ("A context's pools are made once, whichever of 8 threads asks first: every "
+                  "thread sees the same pinned, device and managed pools (and the default host "
+                  "resource), and its scratchpad's device memory is in the context (20 fresh "
+                  "contexts; the pools are looked up without a lock once made)");
+  DS_GST_TEST_REQUIRE_CUDA ();
+
+  for (guint round = 0; round < 20; round++)
+    {
+      Race race = { gst_cuda_context_new (0), 0, 0, { { NULL, }, } };
+      Racer racers[N_RACERS];
+      GThread *threads[N_RACERS];
+      DsPoolStats stats;
+
+      g_assert_nonnull (race.ctx);
+      for (guint i = 0; i < N_RACERS; i++)
+        {
+          racers[i] = (Racer) { &race, i };
+          threads[i] = g_thread_new ("racer", racer_main, &racers[i]);
+        }
+      while (g_atomic_int_get (&race.ready) < N_RACERS)
+        g_thread_yield ();
+      g_atomic_int_set (&race.go, 1);
+      for (guint i = 0; i < N_RACERS; i++)
+        g_thread_join (threads[i]);
+
+      for (DsMemoryKind kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+        {
+          g_assert_nonnull (race.seen[0][kind]);
+          for (guint i = 1; i < N_RACERS; i++)
+            g_assert_true (race.seen[i][kind] == race.seen[0][kind]);
+        }
+      g_assert_true (DS_IS_POOL_RESOURCE (race.seen[0][DS_MEMORY_KIND_DEVICE]));
+      /* One device pool served all eight: it holds what they took. */
+      pool_stats (race.ctx, DS_MEMORY_KIND_DEVICE, &stats);
+      g_assert_cmpuint (stats.cache_hits + stats.cache_misses, ==, N_RACERS);
+      g_assert_cmpuint (stats.bytes_in_use, ==, 0);
+      gst_object_unref (race.ctx);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -432,6 +529,7 @@ main (int    argc,
   ds_gst_test_add_func ("/DsGst/CudaContext/gpu/pools-go-with-context", test_pools_go_with_context);
   ds_gst_test_add_func ("/DsGst/CudaContext/gpu/wrong-stream", test_wrong_stream);
   ds_gst_test_add_func ("/DsGst/CudaContext/gpu/restart", test_restart);
+  ds_gst_test_add_func ("/DsGst/CudaContext/gpu/first-use-threads", test_first_use_threads);
 
   status = g_test_run ();
   gst_deinit ();
