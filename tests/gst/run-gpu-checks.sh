@@ -83,7 +83,8 @@ sanitize () {
 
 if command -v compute-sanitizer >/dev/null 2>&1; then
   echo "== compute-sanitizer memcheck (--leak-check full), one process per case"
-  for path in alloc-in-context finalize-other-thread reuse-steady pools-go-with-context wrong-stream; do
+  for path in alloc-in-context finalize-other-thread reuse-steady pools-go-with-context wrong-stream \
+              first-use-threads; do
     sanitize test-gst-cuda-context "/DsGst/CudaContext/gpu/$path"
   done
   for path in harness-ds-reuse harness-ds-meta pipeline-I420 queue-ds-meta app-context cuda-memory; do
