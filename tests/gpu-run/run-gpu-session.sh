@@ -22,7 +22,9 @@
 # 1.0), san (compute-sanitizer memcheck, racecheck, synccheck, initcheck
 # over every *-gpu program, SAN_TIMEOUT=150), abN (N alternating pairs of
 # bench-lifecycle at DS_BENCH_TIME=0.3, the ab/base library first, into
-# $OUT/ab-base-I.txt and ab-new-I.txt). The device tool brings back only a
+# $OUT/ab-base-I.txt and ab-new-I.txt), gst and gst-bench (the GStreamer
+# tests and bench-gst-scratch of a second bundle in $B/gst, its libraries
+# shared with $B/lib deleted: see HACKING.md). The device tool brings back only a
 # few files: OUT=/tmp/o ... then tar /tmp/o into the real $OUT.
 B=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -38,6 +40,14 @@ for step in "$@"; do
     san) SAN_TIMEOUT=150 timeout -k 5 $l "$B/run-gpu-reliability.sh" memcheck racecheck synccheck initcheck > "$OUT/san.txt" 2>&1 ;;
     lifecycle|cuda-calls|bump|threads|host|pool)
       G_DEBUG=gc-friendly DS_BENCH_TIME=${DS_BENCH_TIME:-1.0} LD_LIBRARY_PATH="$NEW" timeout -k 5 $l "$B/bin/bench-$step" > "$OUT/$step.txt" 2>&1 ;;
+    gst)  # a GStreamer bundle in $B/gst (HACKING.md: bundle build-gpu .gpu/gst --suite gst ...)
+      timeout -k 5 $l "$B/gst/run.sh" > "$OUT/gst.txt" 2>&1 ;;
+    gst-bench)
+      G=$B/gst
+      DS_BENCH_TIME=${DS_BENCH_TIME:-1.0} GST_PLUGIN_SYSTEM_PATH="$G/plugins" GST_REGISTRY_FORK=no \
+        GST_PLUGIN_PATH="$G/data/build/examples/gst" \
+        LD_LIBRARY_PATH="$G/data/build/examples/gst:$G/lib:$NEW" \
+        timeout -k 5 $l "$G/bin/bench-gst-scratch" > "$OUT/gst-bench.txt" 2>&1 ;;
     ab*)  # abN: N alternating pairs of bench-lifecycle, base library first, DS_BENCH_TIME=0.3
       n=${step#ab}
       for ((i = 1; i <= n; i++)); do
