@@ -114,8 +114,8 @@ static void
 print_stats (DsScratchpad     *scratch,
              const KindResult *results)
 {
-  g_print ("  %-8s %11s %12s %12s %7s  %s\n",
-           "kind", "allocations", "handed out", "reserved", "blocks", "status");
+  g_print ("  %-8s %12s %12s %7s  %s\n",
+           "kind", "taken", "reserved", "blocks", "status");
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
       g_autofree char *allocated = format_size (ds_scratchpad_get_allocated (scratch, kind));
@@ -131,9 +131,8 @@ print_stats (DsScratchpad     *scratch,
       else
         status = "FAILED (see below)";
 
-      g_print ("  %-8s %11" G_GUINT64_FORMAT " %12s %12s %7u  %s\n",
+      g_print ("  %-8s %12s %12s %7u  %s\n",
                kind_names[kind],
-               ds_scratchpad_get_n_allocations (scratch, kind),
                allocated, reserved,
                ds_scratchpad_get_n_blocks (scratch, kind),
                status);

@@ -56,7 +56,7 @@ print_kind (const char   *label,
   g_autofree char *allocated = format_size (ds_scratchpad_get_allocated (scratch, kind));
   g_autofree char *reserved = format_size (ds_scratchpad_get_reserved (scratch, kind));
 
-  g_print ("  %-8s %-7s initial %-9s handed out %-9s reserved %-9s in %u block(s)\n",
+  g_print ("  %-8s %-7s initial %-9s taken %-9s reserved %-9s in %u block(s)\n",
            label, kind_names[kind], initial, allocated, reserved,
            ds_scratchpad_get_n_blocks (scratch, kind));
 }

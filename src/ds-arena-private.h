@@ -47,15 +47,16 @@ typedef struct
 
 typedef struct
 {
-  /* The bump window: [cur, end) of the newest block, and the counters of
-   * what was handed out since the last release. It lives in the head of
-   * the scratchpad (ds-scratchpad.h: the inline bump), so the arena points
-   * to it. {0, 0} when the arena holds no block. */
+  /* The bump window: [cur, end) of the newest block. It lives in the
+   * head of the scratchpad (ds-scratchpad.h: the inline bump), so the
+   * arena points to it. {0, 0} when the arena holds no block. */
   _DsScratchpadWindow *window;
 
   guint64       reserved;       /* bytes held from upstream */
-  guint64       n_allocations;  /* of the blocks before the newest, since
-                                 * the last release (see the window) */
+  /* Bytes the allocations took of the blocks before the newest, since
+   * the last release; the newest's are its cursor's way (see
+   * ds_arena_get_taken ()). */
+  guint64       taken;
 
   /* The upstream's vtable and fenced deallocation (pools), looked up
    * once: blocks are taken and given back straight through them (the
@@ -129,19 +130,24 @@ ds_arena_try_bump (DsArena *arena,
   if (G_LIKELY (p >= w->_cur && p <= w->_end && size <= w->_end - p))
     {
       w->_cur = ds_arena_cursor_after (p + size, w->_end);
-      w->_allocated += size;
-      w->_n_allocations++;
       return (gpointer) p;
     }
 
   return NULL;
 }
 
-/* The non-empty allocations since the last release. */
+/* What the allocations since the last release took of the blocks: each
+ * its size rounded up to 16 (ds-scratchpad.h), and the padding before
+ * it; not the tail of a block given up for a new one. 0 exactly when
+ * nothing was allocated (every allocation moves a cursor). */
 static inline guint64
-ds_arena_get_n_allocations (const DsArena *arena)
+ds_arena_get_taken (const DsArena *arena)
 {
-  return arena->n_allocations + arena->window->_n_allocations;
+  if (arena->n_blocks == 0)
+    return 0;
+
+  return arena->taken + (arena->window->_cur -
+                         (guintptr) arena->blocks[arena->n_blocks - 1].ptr);
 }
 
 /* The size of the next block for a request of @size bytes aligned to

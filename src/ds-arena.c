@@ -207,12 +207,13 @@ ds_arena_grow (DsArena              *arena,
       return NULL;
     }
 
+  /* What the allocations took of the block given up: its cursor's way. */
+  arena->taken = ds_arena_get_taken (arena);
   arena->blocks[arena->n_blocks].ptr = block;
   arena->blocks[arena->n_blocks].size = block_size;
   arena->n_blocks++;
   arena->reserved += block_size;
   arena->next_size = block_size <= ceil / 2 ? block_size * 2 : ceil;
-  arena->n_allocations += w->_n_allocations;
 
   /* The request at the start of the block (aligned to
    * DS_ARENA_BLOCK_ALIGNMENT) or after its padding: next_block_size ()
@@ -221,7 +222,6 @@ ds_arena_grow (DsArena              *arena,
     {
       gpointer ptr;
 
-      w->_n_allocations = 0;
       w->_cur = (guintptr) block;
       w->_end = (guintptr) block + block_size;
       ptr = ds_arena_try_bump (arena, size, alignment);
@@ -229,8 +229,6 @@ ds_arena_grow (DsArena              *arena,
       return ptr;
     }
 
-  w->_n_allocations = 1;
-  w->_allocated += size;
   w->_end = (guintptr) block + block_size;
   w->_cur = ds_arena_cursor_after ((guintptr) block + size, w->_end);
 
@@ -251,12 +249,10 @@ static void
 remember_demand (DsArena          *arena,
                  DsMemoryResource *upstream)
 {
-  /* What the unit took of its blocks: each allocation takes its size
-   * rounded up to 16 (ds-scratchpad.h), at most 15 more than it asked. */
-  guint64 n = ds_arena_get_n_allocations (arena);
-  guint64 requested = arena->window->_allocated;
-  gsize used = requested < G_MAXSIZE / 8 && n < G_MAXSIZE / 128 ?
-               MIN (requested + 15 * n, G_MAXSIZE / 4) : G_MAXSIZE / 4;
+  /* What the unit took of its blocks (each allocation its size rounded
+   * up to 16, ds-scratchpad.h, and its padding). */
+  guint64 taken = ds_arena_get_taken (arena);
+  gsize used = MIN (taken, G_MAXSIZE / 4);
   gsize faded = arena->demand_max - arena->demand_max / 32;
 
   arena->demand_max = MAX (used + used / 8, faded);
@@ -310,7 +306,7 @@ empty (DsArena *arena,
 {
   arena->n_blocks = 0;
   memset (arena->window, 0, sizeof *arena->window);
-  arena->n_allocations = 0;
+  arena->taken = 0;
   arena->reserved = 0;
   arena->next_size = first;
 }
@@ -334,7 +330,7 @@ ds_arena_release (DsArena              *arena,
   /* Keep the newest block (the largest) if it suits the next unit: it is
    * taken again in the order it was given back in, so nothing needs a
    * fence (see ds_scratchpad_release ()). */
-  if (keep && n_back > 0 && ds_arena_get_n_allocations (arena) != 0 &&
+  if (keep && n_back > 0 && ds_arena_get_taken (arena) != 0 &&
       worth_keeping (&arena->blocks[n_back - 1], first))
     kept = arena->blocks[--n_back];
 

@@ -84,7 +84,6 @@ ds_test_scratchpad_kind_state (DsTestScratchpadFixture *f,
 
   s.reserved = ds_scratchpad_get_reserved (f->sp, kind);
   s.allocated = ds_scratchpad_get_allocated (f->sp, kind);
-  s.n_allocations = ds_scratchpad_get_n_allocations (f->sp, kind);
   s.n_blocks = ds_scratchpad_get_n_blocks (f->sp, kind);
   s.n_calls = ds_test_resource_get_n_calls (f->res[kind]);
   return s;

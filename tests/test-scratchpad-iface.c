@@ -90,7 +90,8 @@ test_iface_dispatch (Fixture       *f,
   g_assert_no_error (error);
   ds_test_assert_aligned (p, 32);
   g_assert_true (ds_test_resource_owns (f->res[DS_MEMORY_KIND_PINNED], p, 77));
-  g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, DS_MEMORY_KIND_PINNED), ==, 77);
+  /* 77 bytes take 80 of the block. */
+  g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, DS_MEMORY_KIND_PINNED), ==, 80);
 
   iface = DS_SCRATCHPAD_IFACE (fixed);
   p = ds_scratchpad_iface_alloc (iface, DS_MEMORY_KIND_MANAGED, 10, 0, &error);
@@ -106,8 +107,7 @@ test_iface_dispatch (Fixture       *f,
   p = ds_scratchpad_iface_alloc (DS_SCRATCHPAD_IFACE (f->sp), DS_MEMORY_KIND_PINNED, 3, 0, &error);
   g_assert_no_error (error);
   g_assert_true (ds_test_resource_owns (f->res[DS_MEMORY_KIND_PINNED], p, 3));
-  g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, DS_MEMORY_KIND_PINNED), ==, 77 + 3);
-  g_assert_cmpuint (ds_scratchpad_get_n_allocations (f->sp, DS_MEMORY_KIND_PINNED), ==, 2);
+  g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, DS_MEMORY_KIND_PINNED), ==, 80 + 16);
   g_assert_cmpuint (fixed->n_calls, ==, 3);
 }
 
@@ -142,12 +142,13 @@ test_typed_macros (Fixture       *f,
   ints = DS_SCRATCHPAD_ALLOC_HOST (f->sp, gint32, 5, &error);
   g_assert_no_error (error);
   g_assert_true (ds_test_resource_owns (f->res[DS_MEMORY_KIND_HOST], ints, 20));
-  g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, DS_MEMORY_KIND_HOST), ==, 100);
+  /* 20 bytes after 80: they take 32. */
+  g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, DS_MEMORY_KIND_HOST), ==, 112);
 
   dev = DS_SCRATCHPAD_ALLOC_DEVICE (f->sp, guint64, 3, &error);
   g_assert_no_error (error);
   g_assert_true (ds_test_resource_owns (f->res[DS_MEMORY_KIND_DEVICE], dev, 24));
-  g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, DS_MEMORY_KIND_DEVICE), ==, 24);
+  g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, DS_MEMORY_KIND_DEVICE), ==, 32);
 
   pinned = DS_SCRATCHPAD_ALLOC_PINNED (f->sp, guint8, 7, &error);
   g_assert_no_error (error);

@@ -10,7 +10,7 @@
 #   ../shared/gpu/bundle build-gpu .gpu --suite ds --suite bench
 #   cp -n .gpu/lib/* .gpu/data/build/src/
 #   cp tests/gpu-run/run-gpu-session.sh tests/gpu-run/run-gpu-reliability.sh .gpu/
-#   # for an A/B: another build's library as .gpu/ab/base/libds-1.0.so.0,
+#   # for an A/B: another build's library as .gpu/ab/base/libds-1.0.so.1,
 #   # and its bench-lifecycle as .gpu/ab/base/bench-lifecycle when the
 #   # change is in the header's inline bump (compiled into the caller)
 # On the GPU machine (device tool: carry [".gpu"]):

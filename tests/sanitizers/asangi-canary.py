@@ -23,7 +23,7 @@ from gi.repository import Ds  # noqa: E402
 # Loads libds the way every gi test does.
 Ds.AccessOrder.new_host()
 
-libds = ctypes.CDLL('libds-1.0.so.0')    # the copy GI loaded
+libds = ctypes.CDLL('libds-1.0.so.1')    # the copy GI loaded
 libc = ctypes.CDLL(None)
 libc.malloc.restype = ctypes.c_void_p
 libc.malloc.argtypes = [ctypes.c_size_t]

@@ -409,7 +409,7 @@ class Scratchpad(GObject.Object, ScratchpadIface):
         """Creates a scratchpad with every setting of DALI's `DynamicScratchpad`. Equivalent to `g_object_new()` with the matching properties."""
         ...
     def get_allocated(self, kind: MemoryKind) -> int:
-        """The bytes of kind handed out since the last release (the sum of the requested sizes, without padding)."""
+        """The bytes of kind's blocks that allocations took since the last release: each allocation's size rounded up to 16 (see ds_scratchpad_alloc()) and the padding a larger alignment put before it. The tail of a block left for a new one is not counted. It is 0 exactly when nothing of kind was allocated since the last release."""
         ...
     def get_dealloc_order(self, kind: MemoryKind) -> AccessOrder | None:
         """The order kind memory is given back in: host order for host memory, the device order for device memory, the pinned or managed deallocation order (the device order unless set) for those kinds."""
@@ -425,9 +425,6 @@ class Scratchpad(GObject.Object, ScratchpadIface):
         ...
     def get_max_block_size(self) -> int:
         """The size past which blocks stop doubling; see `Ds.Scratchpad:max-block-size`."""
-        ...
-    def get_n_allocations(self, kind: MemoryKind) -> int:
-        """The number of non-empty allocations of kind since the last release."""
         ...
     def get_n_blocks(self, kind: MemoryKind) -> int:
         """The number of blocks of kind held from upstream."""
