@@ -680,7 +680,7 @@ main (int    argc,
                                     three_floor, NULL, &h, 0, 100000, 1.0);
     mall = ds_bench_table_add_case (t, "malloc/free each", three_malloc, NULL, &h, 0, 100000, 1.0);
     ds_bench_table_measure (t);
-    ds_bench_table_note (t, "reused = the bare bump %.0f ns + ds's bump, counters and a keep-all release %.0f "
+    ds_bench_table_note (t, "reused = the bare bump %.0f ns + ds's bump and a keep-all release %.0f "
                          "+ the three pool round trips %.0f ns; reused is %.3fx malloc/free",
                          bare->median_ns, kept->median_ns - bare->median_ns,
                          reused->median_ns - kept->median_ns, reused->median_ns / mall->median_ns);

@@ -739,7 +739,7 @@ main (int    argc,
                                       "(the default: reused scratchpad + release)",
                                       small_ds_reused, sync_stream, &c, 0, 200000, 0.5);
     ds_bench_table_measure (t);
-    ds_bench_table_note (t, "reused small temporaries = the bare bump %.0f ns + ds's bump, counters and "
+    ds_bench_table_note (t, "reused small temporaries = the bare bump %.0f ns + ds's bump and "
                          "release over it %.0f + the pinned pool round trip and its share of a query %.0f "
                          "+ the host and device round trips %.0f ns",
                          floor_->median_ns, bumps->median_ns - floor_->median_ns,
