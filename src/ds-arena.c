@@ -377,8 +377,10 @@ ds_arena_release (DsArena              *arena,
       arena->n_blocks = 1;
       arena->reserved = kept.size;
       arena->next_size = kept.size <= ceil / 2 ? kept.size * 2 : ceil;
-      arena->window->_cur = (guintptr) kept.ptr;
       arena->window->_end = (guintptr) kept.ptr + kept.size;
+      /* A multiple of 16 (the inline bump counts on it), as any block of
+       * an upstream that keeps to the alignment it was asked for is. */
+      arena->window->_cur = ds_arena_cursor_after ((guintptr) kept.ptr, arena->window->_end);
     }
 
   return ok;

@@ -180,13 +180,14 @@ typedef struct
                                      ((guint) (kind) & (DS_N_MEMORY_KINDS - 1)) * \
                                      sizeof (_DsScratchpadWindow)))
 
-/* The cursor of a window is kept a multiple of 16 (the library rounds it
- * up after every allocation it places, capped at the end), so that an
+/* The cursor of a window is a multiple of 16 wherever the window has
+ * room (the library rounds it up after every allocation it places, and
+ * at the start of every window; only a cursor capped at an end that is
+ * not a multiple of 16 is not, and then nothing fits), so that an
  * allocation aligned to at most 16 starts at the cursor and the next
  * cursor is one add away: each allocation waits for the previous one's
- * cursor, and that add is all of the chain. A cursor that is not a
- * multiple of 16 (left so by an older inline bump, or a block that is not
- * 16-aligned) goes to the exported function, which realigns it.
+ * cursor, and that add is all of the chain. (Headers before soversion 1
+ * tested the cursor at every bump, for older bumps that left it off 16.)
  *
  * Where a request of @size aligned to @alignment goes in the window from
  * @cur to @end: TRUE with *@p and *@next (the next cursor), or FALSE for
@@ -209,7 +210,7 @@ _ds_scratchpad_window_place (guintptr       cur,
   if (alignment <= DS_SCRATCHPAD_DEFAULT_ALIGNMENT)
     {
       *p = cur;
-      placeable = (cur & 15) == 0 && (alignment & (alignment - 1)) == 0;
+      placeable = (alignment & (alignment - 1)) == 0;
     }
   else
     {

@@ -491,36 +491,69 @@ test_cursor_16 (Fixture       *f,
     }
 }
 
+/* The inline bump places a request aligned to at most 16 at the cursor
+ * without looking at it (ds-scratchpad.h): a cursor with room after it
+ * must be a multiple of 16. */
 static void
-test_cursor_realigned (Fixture       *f,
-                       gconstpointer  user_data)
+assert_cursor_placeable (const _DsScratchpadWindow *w)
 {
+  g_assert_true (w->_cur % 16 == 0 || w->_cur == w->_end);
+}
+
+static void
+test_cursor_multiple_of_16 (Fixture       *f,
+                            gconstpointer  user_data)
+{
+  static const gsize sizes[] = { 1, 7, 16, 33, 1000, 5000 };
+  static const gsize alignments[] = { 0, 1, 8, 16, 32, 256, 4096 };
   guint kind;
 
-  g_test_summary ("A cursor that is not a multiple of 16 (as the inline bump of "
-                  "an earlier ds header leaves it) is never handed out for 16: the request "
-                  "goes to the library, which places it aligned as asked and "
-                  "rounds the cursor up again");
+  g_test_summary ("Every cursor the library leaves with room after it is a multiple of "
+                  "16, which the inline bump places at without a test: after each "
+                  "allocation the library places (any size, any alignment, a new "
+                  "block, one for an alignment above the block's), and after a "
+                  "release that keeps a block");
 
+  ds_scratchpad_set_keep_blocks (f->sp, TRUE);
   for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
-      _DsScratchpadWindow *w = window_of (f->sp, kind);
-      guint8 *p = ds_test_scratchpad_alloc_ok (f, kind, 16, 16);
-      guint8 *q, *r;
+      const _DsScratchpadWindow *w = window_of (f->sp, kind);
+      guint kept = 0;
 
-      /* What the old bump of 8 bytes aligned to 8 leaves. */
-      w->_cur = (guintptr) p + 24;
+      for (guint round = 0; round < 4; round++)
+        {
+          /* A larger alignment than a block's: a block of its own. */
+          ds_test_assert_aligned (ds_test_scratchpad_alloc_ok (f, kind, 10, 64 * 1024), 64 * 1024);
+          assert_cursor_placeable (w);
 
-      q = ds_scratchpad_alloc (f->sp, kind, 8, 8, NULL);
-      g_assert_true (q == p + 24);
-      g_assert_cmpuint (w->_cur, ==, (guintptr) p + 32);
+          for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+            for (guint j = 0; j < G_N_ELEMENTS (alignments); j++)
+              {
+                g_autoptr(GError) error = NULL;
+                guint8 *q = (ds_scratchpad_alloc) (f->sp, kind, sizes[i], alignments[j], &error);
 
-      w->_cur = (guintptr) p + 40;
-      r = ds_scratchpad_alloc (f->sp, kind, 4, 0, NULL);
-      g_assert_true (r == p + 48);
-      g_assert_cmpuint (w->_cur, ==, (guintptr) p + 64);
-      g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, 64);
-      g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, 1);
+                g_assert_no_error (error);
+                ds_test_assert_aligned (q, MAX (alignments[j], 16));
+                assert_cursor_placeable (w);
+                q = ds_scratchpad_alloc (f->sp, kind, sizes[i], 0, &error);
+                g_assert_no_error (error);
+                ds_test_assert_aligned (q, 16);
+                assert_cursor_placeable (w);
+              }
+          ds_scratchpad_release (f->sp);
+          /* A block kept (once the scratchpad learned the unit's size):
+           * its window starts at its start again. */
+          if (ds_scratchpad_get_n_blocks (f->sp, kind) == 1)
+            {
+              g_assert_true (w->_cur != w->_end);
+              assert_cursor_placeable (w);
+              kept++;
+            }
+        }
+      /* keep-blocks keeps host and device blocks; pinned and managed go
+       * back in the stream's order (ds_scratchpad_release ()). */
+      if (kind == DS_MEMORY_KIND_HOST)
+        g_assert_cmpuint (kept, >, 0);
     }
 }
 
@@ -1146,7 +1179,7 @@ main (int    argc,
   ADD ("alloc/no-overlap", test_no_overlap);
   ADD ("alloc/inline-constant-size", test_inline_constant_size);
   ADD ("alloc/cursor-16", test_cursor_16);
-  ADD ("alloc/cursor-realigned", test_cursor_realigned);
+  ADD ("alloc/cursor-multiple-of-16", test_cursor_multiple_of_16);
   ADD ("alloc/loop-across-blocks", test_loop_across_blocks);
   ADD ("alloc/bad-kind-keeps-windows", test_bad_kind_keeps_windows);
   g_test_add_func ("/Ds/Scratchpad/no-device/gpu-kinds", test_no_device);
