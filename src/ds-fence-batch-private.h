@@ -30,7 +30,8 @@ typedef struct
   /*< private >*/
   struct
   {
-    DsStreamState *stream;   /* one reference */
+    DsStreamState *stream;   /* lent (ds_stream_state_borrow ()) */
+    DsStreamLoan   loan;
     guint64        seq;
     gboolean       wanted;   /* asked for by a resource that wants checks */
   } fences[4];

@@ -61,6 +61,7 @@ ds_fence_batch_get_fence (DsFenceBatch         *batch,
                           DsStreamState       **stream)
 {
   guint last = G_N_ELEMENTS (batch->fences) - 1;
+  DsStreamLoan loan;
   DsStreamState *ss;
   guint64 seq;
 
@@ -80,7 +81,7 @@ ds_fence_batch_get_fence (DsFenceBatch         *batch,
       }
 
   /* The first block of this stream in this batch: one fence. */
-  ss = ds_stream_state_get (order);
+  ss = ds_stream_state_borrow (order, &loan);
   seq = ds_stream_state_record (ss, order, wanted, counters);
 
   if (batch->n_fences <= last)
@@ -88,8 +89,9 @@ ds_fence_batch_get_fence (DsFenceBatch         *batch,
   else
     /* Full: the last entry makes room (its blocks hold their own
      * references); that stream, if it comes back, gets a new fence. */
-    ds_stream_state_unref (batch->fences[last].stream);
+    ds_stream_state_end_loan (batch->fences[last].stream, &batch->fences[last].loan);
   batch->fences[last].stream = ss;
+  batch->fences[last].loan = loan;
   batch->fences[last].seq = seq;
   batch->fences[last].wanted = wanted;
 
@@ -160,7 +162,7 @@ void
 ds_fence_batch_finish (DsFenceBatch *batch)
 {
   for (guint i = 0; i < batch->n_fences; i++)
-    ds_stream_state_unref (batch->fences[i].stream);
+    ds_stream_state_end_loan (batch->fences[i].stream, &batch->fences[i].loan);
   batch->n_fences = 0;
   batch->n_drained = 0;
 }

@@ -180,6 +180,7 @@ ds_stream_state_forget_context (gpointer context)
 typedef struct
 {
   DsStreamState *entries[N_TLS_STREAMS];
+  guint8         lent[N_TLS_STREAMS];   /* loans open on this thread */
   guint          next;
 } TlsStreams;
 
@@ -196,19 +197,36 @@ tls_streams_free (gpointer data)
 
 static GPrivate tls_streams = G_PRIVATE_INIT (tls_streams_free);
 
+/* Lends @tls's entry @slot. */
+static inline DsStreamState *
+lend (TlsStreams   *tls,
+      guint         slot,
+      DsStreamLoan *loan)
+{
+  loan->tls = tls;
+  if (G_UNLIKELY (tls->lent[slot] == G_MAXUINT8))
+    {
+      loan->slot = -1;
+      return ds_stream_state_ref (tls->entries[slot]);
+    }
+  tls->lent[slot]++;
+  loan->slot = (gint) slot;
+  return tls->entries[slot];
+}
+
 DsStreamState *
-ds_stream_state_get (const DsAccessOrder *order)
+ds_stream_state_borrow (const DsAccessOrder *order,
+                        DsStreamLoan        *loan)
 {
   TlsStreams *tls = g_private_get (&tls_streams);
   DsStreamState key, *ss;
-  DsStreamState *evicted;
-  guint i;
+  guint i, slot = N_TLS_STREAMS;
 
   if (tls != NULL)
     {
       for (i = 0; i < N_TLS_STREAMS; i++)
         if (tls->entries[i] != NULL && ds_stream_state_matches (tls->entries[i], order))
-          return ds_stream_state_ref (tls->entries[i]);
+          return lend (tls, i, loan);
     }
   else
     {
@@ -221,6 +239,11 @@ ds_stream_state_get (const DsAccessOrder *order)
   key.stream = order->stream;
   key.device = order->device;
   key.context = ds_access_order_get_context (order);
+
+  /* The entry to replace: the next one not lent. */
+  for (i = 0; i < N_TLS_STREAMS && slot == N_TLS_STREAMS; i++)
+    if (tls->lent[(tls->next + i) % N_TLS_STREAMS] == 0)
+      slot = (tls->next + i) % N_TLS_STREAMS;
 
   g_mutex_lock (&streams_lock);
   if (streams == NULL)
@@ -241,14 +264,35 @@ ds_stream_state_get (const DsAccessOrder *order)
       g_mutex_init (&ss->lock);
       g_hash_table_add (streams, ss);
     }
-  /* One for the thread's cache, one for the caller. */
-  g_atomic_int_add (&ss->ref_count, 2);
+  /* One for the thread's cache, or for the caller when every entry of
+   * the cache is lent. */
+  g_atomic_int_inc (&ss->ref_count);
   g_mutex_unlock (&streams_lock);
 
-  evicted = tls->entries[tls->next];
-  tls->entries[tls->next] = ss;
-  tls->next = (tls->next + 1) % N_TLS_STREAMS;
-  ds_stream_state_unref (evicted);
+  if (G_UNLIKELY (slot == N_TLS_STREAMS))
+    {
+      loan->tls = tls;
+      loan->slot = -1;
+      return ss;
+    }
 
-  return ss;
+  ds_stream_state_unref (tls->entries[slot]);
+  tls->entries[slot] = ss;
+  tls->next = (slot + 1) % N_TLS_STREAMS;
+
+  return lend (tls, slot, loan);
+}
+
+void
+ds_stream_state_end_loan (DsStreamState *self,
+                          DsStreamLoan  *loan)
+{
+  if (loan->slot < 0)
+    {
+      ds_stream_state_unref (self);
+      return;
+    }
+
+  g_assert (((TlsStreams *) loan->tls)->entries[loan->slot] == self);
+  ((TlsStreams *) loan->tls)->lent[loan->slot]--;
 }

@@ -489,6 +489,96 @@ test_batch_not_a_pool (void)
   ds_test_resource_assert_clean (up);
 }
 
+/* Stream orders that need no device: handles no stream has, so that the
+ * fence layer numbers releases without CUDA (nothing to check). */
+#define N_LOAN_STREAMS 6
+
+static void
+test_batch_stream_loans (void)
+{
+  g_autoptr(DsTestResource) up = ds_test_resource_new (DS_MEMORY_KIND_HOST, FALSE);
+  DsAccessOrder orders[N_LOAN_STREAMS];
+  DsStreamState *states[N_LOAN_STREAMS];
+  DsStreamLoan loans[N_LOAN_STREAMS];
+  gpointer blocks[2][N_LOAN_STREAMS];
+  DsMemoryResource *pool;
+  DsFenceBatch outer, inner;
+  guint i, n_owned = 0;
+
+  g_test_summary ("A release batch borrows its streams' states from the "
+                  "thread's cache, which keeps every lent state however many "
+                  "streams and batches are open at once; loans past the "
+                  "cache hold references of their own");
+
+  for (i = 0; i < N_LOAN_STREAMS; i++)
+    ds_access_order_init_stream (&orders[i], GSIZE_TO_POINTER (0x1000 + 0x100 * i), 0);
+
+  /* More streams than the cache holds, all lent at once: distinct
+   * states, the loans past the cache with a reference each. */
+  for (i = 0; i < N_LOAN_STREAMS; i++)
+    {
+      states[i] = ds_stream_state_borrow (&orders[i], &loans[i]);
+      g_assert_nonnull (states[i]);
+      g_assert_true (ds_stream_state_matches (states[i], &orders[i]));
+      for (guint j = 0; j < i; j++)
+        g_assert_true (states[j] != states[i]);
+      n_owned += loans[i].slot < 0;
+    }
+  g_assert_cmpuint (n_owned, ==, N_LOAN_STREAMS - 4);
+  /* A second loan of a lent state is the same state. */
+  {
+    DsStreamLoan again;
+
+    g_assert_true (ds_stream_state_borrow (&orders[0], &again) == states[0]);
+    g_assert_cmpint (again.slot, ==, loans[0].slot);
+    ds_stream_state_end_loan (states[0], &again);
+  }
+  for (i = 0; i < N_LOAN_STREAMS; i++)
+    ds_stream_state_end_loan (states[i], &loans[i]);
+
+  /* Two batches open at once on one thread, each over every stream (more
+   * than a batch's four fences): the blocks go back under their streams'
+   * fences and come out again, the states staying alive throughout. */
+  pool = ds_pool_resource_new (DS_MEMORY_RESOURCE (up));
+  for (guint round = 0; round < 3; round++)
+    {
+      for (guint b = 0; b < 2; b++)
+        for (i = 0; i < N_LOAN_STREAMS; i++)
+          {
+            g_autoptr(GError) error = NULL;
+
+            blocks[b][i] = ds_memory_resource_allocate_async (pool, 4096, 0, &orders[i], &error);
+            g_assert_no_error (error);
+            g_assert_nonnull (blocks[b][i]);
+          }
+
+      ds_fence_batch_init (&outer);
+      for (i = 0; i < N_LOAN_STREAMS; i++)
+        {
+          g_assert_true (ds_fence_batch_deallocate (&outer, pool, blocks[0][i], 4096, 0, &orders[i], NULL));
+          if (i == N_LOAN_STREAMS / 2)
+            {
+              ds_fence_batch_init (&inner);
+              for (guint j = 0; j < N_LOAN_STREAMS; j++)
+                g_assert_true (ds_fence_batch_deallocate (&inner, pool, blocks[1][j], 4096, 0,
+                                                          &orders[N_LOAN_STREAMS - 1 - j], NULL));
+              ds_fence_batch_finish (&inner);
+            }
+        }
+      ds_fence_batch_finish (&outer);
+    }
+
+  {
+    DsPoolStats s = ds_test_pool_stats (pool);
+
+    /* Rounds after the first take every block from the pool. */
+    g_assert_cmpuint (s.cache_hits, ==, 2 * 2 * N_LOAN_STREAMS);
+    g_assert_cmpuint (s.n_cached_blocks, ==, 2 * N_LOAN_STREAMS);
+  }
+  g_assert_finalize_object (pool);
+  ds_test_resource_assert_clean (up);
+}
+
 static void
 test_default_kinds (void)
 {
@@ -1217,6 +1307,7 @@ main (int    argc,
   ADD_HOST ("host/idle-release", test_host_idle_release);
   g_test_add_func ("/Ds/PoolResource/host/no-cuda-calls", test_host_no_cuda);
   g_test_add_func ("/Ds/PoolResource/release/not-a-pool", test_batch_not_a_pool);
+  g_test_add_func ("/Ds/PoolResource/release/stream-loans", test_batch_stream_loans);
   g_test_add_func ("/Ds/PoolResource/host/give-back-then-same-address", test_give_back_then_same_address);
   g_test_add_func ("/Ds/PoolResource/default/kinds", test_default_kinds);
   g_test_add_func ("/Ds/PoolResource/binding", test_pool_binding);
