@@ -69,6 +69,7 @@ struct _DsPoolBlock
 
   /* While cached, in a shard's bin (under the shard's lock). */
   guint          stamp;     /* the pool's epoch when it was cached (idle release) */
+  gboolean       fenced;    /* in its bin's fenced list (ds-pool-shard-private.h) */
   DsPoolBlock   *prev;
   DsPoolBlock   *next;
   DsStreamState *ss;        /* NULL: reusable by anyone (one reference) */

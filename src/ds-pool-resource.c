@@ -174,29 +174,6 @@ add_demand (DsPoolResource *self,
     ds_pool_observe_demand (self, shard);
 }
 
-/* A block of class (@ac, @cls) of @shard that a request in @order may
- * use now (see ds_pool_shard_scan_locked ()): the newest of its bin when
- * that needs no look at a fence, without a call. Called with the lock
- * held. */
-static inline DsPoolBlock *
-take_locked (DsPoolShard          *shard,
-             guint                 ac,
-             guint                 cls,
-             gsize                 class_bytes,
-             const DsAccessOrder  *order,
-             DsStreamState       **ss_out,
-             gboolean             *cross)
-{
-  DsPoolBin *bin = ds_pool_shard_bin (shard, ac, cls);
-
-  if (bin == NULL || bin->head == NULL)
-    return NULL;
-  if (G_LIKELY (ds_pool_shard_can_take_at_once (bin->head, order)))
-    return ds_pool_shard_take_block_locked (shard, bin, bin->head, class_bytes, ss_out);
-
-  return ds_pool_shard_scan_locked (shard, bin, class_bytes, order, ss_out, cross);
-}
-
 /* Takes a block of @size bytes aligned to @alignment (validated) for use
  * in @order (NULL or host order: by anyone, at once). */
 static gpointer
@@ -242,7 +219,7 @@ pool_alloc (DsPoolResource       *self,
                 class_bytes <= __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
     {
       ds_pool_shard_lock (shard);
-      b = take_locked (shard, ac, cls, class_bytes, order, &ss, &cross);
+      b = ds_pool_shard_take_locked (shard, ac, cls, class_bytes, order, &ss, &cross);
       if (G_LIKELY (b != NULL))
         {
           if (G_UNLIKELY (cross))
@@ -267,7 +244,7 @@ pool_alloc (DsPoolResource       *self,
             continue;
 
           ds_pool_shard_lock (other);
-          b = take_locked (other, ac, cls, class_bytes, order, &ss, &cross);
+          b = ds_pool_shard_take_locked (other, ac, cls, class_bytes, order, &ss, &cross);
           /* Its new home, under the old home's lock. */
           if (b != NULL)
             ds_pool_block_hand_out (b, size, alignment, index);

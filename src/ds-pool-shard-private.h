@@ -9,10 +9,17 @@
  * rarely share a lock. A block given back goes to its home shard, that
  * of the thread it was handed out to (ds-pool-registry-private.h). A
  * shard files blocks by (alignment class, size
- * class) in bins, newest first; each block remembers the fence it was
- * given back under (ds-fence-private.h), and a request takes the first
- * block in its bin that it may use now: one without a fence, one given
- * back in the requester's own stream, or one whose fence has completed.
+ * class) in bins; each block remembers the fence it was given back under
+ * (ds-fence-private.h). A bin has two lists, newest first: the ready one
+ * (blocks anyone may take now: given back without a fence, or under one
+ * known complete then) and the fenced one (given back under a fence not
+ * known complete). A request takes the newest block of its own stream's
+ * from the fenced list (a stream order's steady state), else the newest
+ * ready one; only when the ready list is empty does it look through the
+ * fenced list (ds_pool_shard_scan_locked ()), and it then moves every
+ * block found complete to the ready list at once, so that a request in
+ * host order (pinned staging) does not walk past the blocks still
+ * pending at every take.
  * Size classes are multiples of 256 bytes up to 2 KiB, then four per power
  * of two, so a block is at most 25% larger than asked for.
  *
@@ -92,8 +99,10 @@ ds_pool_demand_of (gsize size)
 
 typedef struct
 {
-  DsPoolBlock *head;        /* newest */
-  DsPoolBlock *tail;        /* oldest */
+  DsPoolBlock *head;         /* ready: newest */
+  DsPoolBlock *tail;         /* ready: oldest */
+  DsPoolBlock *fenced_head;  /* fenced: newest */
+  DsPoolBlock *fenced_tail;  /* fenced: oldest */
 } DsPoolBin;
 
 /* A shard's lock: test-and-set, taken with one atomic exchange and given
@@ -211,14 +220,42 @@ ds_pool_shard_bin (DsPoolShard *shard,
   return G_LIKELY (bins != NULL) ? &bins[cls] : NULL;
 }
 
-/* Whether @b, the newest block of its bin, may go to a request in @order
- * (NULL: host order) without a look at its fence: it has none, or it was
- * given back in @order's own stream (one stream's steady state). */
-static inline gboolean
-ds_pool_shard_can_take_at_once (const DsPoolBlock   *b,
-                                const DsAccessOrder *order)
+/* Unlinks @b from whichever list of @bin it is in. */
+static inline void
+ds_pool_bin_unlink (DsPoolBin   *bin,
+                    DsPoolBlock *b)
 {
-  return b->ss == NULL || (order != NULL && ds_stream_state_matches (b->ss, order));
+  DsPoolBlock **head = b->fenced ? &bin->fenced_head : &bin->head;
+  DsPoolBlock **tail = b->fenced ? &bin->fenced_tail : &bin->tail;
+
+  if (b->prev != NULL)
+    b->prev->next = b->next;
+  else
+    *head = b->next;
+  if (b->next != NULL)
+    b->next->prev = b->prev;
+  else
+    *tail = b->prev;
+}
+
+/* Links @b in at the head (newest) of @bin's ready list, or of its
+ * fenced list with @fenced. */
+static inline void
+ds_pool_bin_push (DsPoolBin   *bin,
+                  DsPoolBlock *b,
+                  gboolean     fenced)
+{
+  DsPoolBlock **head = fenced ? &bin->fenced_head : &bin->head;
+  DsPoolBlock **tail = fenced ? &bin->fenced_tail : &bin->tail;
+
+  b->fenced = fenced;
+  b->prev = NULL;
+  b->next = *head;
+  if (*head != NULL)
+    (*head)->prev = b;
+  else
+    *tail = b;
+  *head = b;
 }
 
 /* Takes @b out of @bin of @shard; returns it and hands its stream
@@ -230,14 +267,7 @@ ds_pool_shard_take_block_locked (DsPoolShard    *shard,
                                  gsize           class_bytes,
                                  DsStreamState **ss_out)
 {
-  if (b->prev != NULL)
-    b->prev->next = b->next;
-  else
-    bin->head = b->next;
-  if (b->next != NULL)
-    b->next->prev = b->prev;
-  else
-    bin->tail = b->prev;
+  ds_pool_bin_unlink (bin, b);
   *ss_out = b->ss;
   b->ss = NULL;
   if (b->pending != 0)
@@ -254,9 +284,10 @@ ds_pool_shard_take_block_locked (DsPoolShard    *shard,
 }
 
 /* Files @b (of class (@b->ac, @b->cls), @class_bytes) in @bin, its bin,
- * newest first, given back under the fence (@ss, @seq) (@ss NULL: none;
- * the shard takes a reference, its spare one if that is @ss's), in the
- * pool's epoch @stamp. @pending: the demand that stays counted for it in
+ * newest first, given back under the fence (@ss, @seq) (@ss NULL: none,
+ * and the block is ready; else it goes to the fenced list, and the shard
+ * takes a reference, its spare one if that is @ss's), in the pool's epoch
+ * @stamp. @pending: the demand that stays counted for it in
  * this shard until it is taken out again. Called with the lock held. */
 static inline void
 ds_pool_shard_put_locked (DsPoolShard   *shard,
@@ -281,14 +312,7 @@ ds_pool_shard_put_locked (DsPoolShard   *shard,
   b->pending = pending;
   b->stamp = stamp;
   shard->pending += pending;
-
-  b->prev = NULL;
-  b->next = bin->head;
-  if (bin->head != NULL)
-    bin->head->prev = b;
-  else
-    bin->tail = b;
-  bin->head = b;
+  ds_pool_bin_push (bin, b, ss != NULL);
 
   __atomic_store_n (&shard->n_cached, shard->n_cached + 1, __ATOMIC_RELAXED);
   shard->bytes_cached += class_bytes;
@@ -312,20 +336,59 @@ DsPoolBin   *ds_pool_shard_make_bin     (DsPoolShard         *shard,
                                          guint                ac,
                                          guint                cls);
 
-/* A block of @bin (one with a newest block that
- * ds_pool_shard_can_take_at_once () refused) that a request in @order
- * (NULL: host order) may use now, or NULL; its fence's stream reference
- * goes to *@ss_out. *@cross is set when the request wanted a block given
- * back under another stream's fence (or, for a host-order request, any
- * fence): one was taken because its fence was known complete, or one was
- * there but still pending (the pool then wants its streams checked; see
- * ds_pool_note_cross_demand ()). Called with the lock held. */
+/* A block of @bin, whose ready list is empty and whose newest fenced
+ * block is not of @order's stream, that a request in @order (NULL: host
+ * order) may use now, or NULL; its fence's stream reference goes to
+ * *@ss_out. Looks at the newest fenced blocks (at most 32) and moves
+ * those known complete to the ready list first. *@cross is set when the
+ * request wanted a block given back under another stream's fence (or,
+ * for a host-order request, any fence): one was taken because its fence
+ * was known complete, or one was there but still pending (the pool then
+ * wants its streams checked; see ds_pool_note_cross_demand ()). Called
+ * with the lock held. */
 DsPoolBlock *ds_pool_shard_scan_locked  (DsPoolShard         *shard,
                                          DsPoolBin           *bin,
                                          gsize                class_bytes,
                                          const DsAccessOrder *order,
                                          DsStreamState      **ss_out,
                                          gboolean            *cross);
+
+/* A block of class (@ac, @cls) of @shard that a request in @order (NULL:
+ * host order) may use now, or NULL (*@cross and *@ss_out as with
+ * ds_pool_shard_scan_locked ()): without a call when there is one at
+ * hand, the newest one its own stream gave back (a stream order's steady
+ * state), else the newest ready one. Called with the lock held. */
+static inline DsPoolBlock *
+ds_pool_shard_take_locked (DsPoolShard          *shard,
+                           guint                 ac,
+                           guint                 cls,
+                           gsize                 class_bytes,
+                           const DsAccessOrder  *order,
+                           DsStreamState       **ss_out,
+                           gboolean             *cross)
+{
+  DsPoolBin *bin = ds_pool_shard_bin (shard, ac, cls);
+  DsPoolBlock *b;
+
+  if (bin == NULL)
+    return NULL;
+  b = bin->fenced_head;
+  if (order != NULL && b != NULL && ds_stream_state_matches (b->ss, order))
+    return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
+  b = bin->head;
+  if (G_LIKELY (b != NULL))
+    {
+      /* One the pool moved here once its fence was known complete: the
+       * request wants blocks of other streams (see scan_locked ()). */
+      if (b->ss != NULL && (order == NULL || !ds_stream_state_matches (b->ss, order)))
+        *cross = TRUE;
+      return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
+    }
+  if (bin->fenced_head == NULL)
+    return NULL;
+
+  return ds_pool_shard_scan_locked (shard, bin, class_bytes, order, ss_out, cross);
+}
 
 /* The oldest block of class (@ac, @cls) whatever its fence (except one
  * that never completes), for a caller that will wait for the fence; NULL

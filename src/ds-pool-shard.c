@@ -8,9 +8,11 @@
 
 #include "ds-pool-shard-private.h"
 
-/* How many blocks of a size class a request looks at before it gives up
- * on the cache of one shard. */
-#define SCAN_LIMIT 16
+/* How many fenced blocks of a size class a request looks at before it
+ * gives up on the cache of one shard: more than the releases between two
+ * checks of a stream (ds-fence.c), so that one stream's blocks given back
+ * since its last check never hide those it found complete. */
+#define SCAN_LIMIT 32
 
 gsize
 ds_pool_class_size (guint cls)
@@ -63,28 +65,45 @@ ds_pool_shard_scan_locked (DsPoolShard          *shard,
                            DsStreamState       **ss_out,
                            gboolean             *cross)
 {
-  DsPoolBlock *b, *candidate = NULL;
+  DsPoolBlock *b, *next, *match = NULL, *candidate = NULL;
   DsFenceCrossStreamPolicy cross_stream;
   guint n = 0;
 
-  for (b = bin->head; b != NULL && n < SCAN_LIMIT; b = b->next, n++)
+  /* Newest first: what completed goes to the ready list, oldest last, so
+   * that it keeps its order there; the blocks still pending stay. */
+  for (b = bin->fenced_head; b != NULL && n < SCAN_LIMIT; b = next, n++)
     {
-      DsStreamState *ss = b->ss;
-
-      if (ss == NULL)
-        return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
-      /* Stream order makes reuse on the releasing stream safe at once. */
-      if (order != NULL && ds_stream_state_matches (ss, order))
-        return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
-      if (ds_stream_state_known_complete (ss, b->seq))
+      next = b->next;
+      if (ds_stream_state_known_complete (b->ss, b->seq))
         {
-          /* Reusable here only because its stream was checked. */
-          *cross = TRUE;
-          return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
+          ds_pool_bin_unlink (bin, b);
+          b->fenced = FALSE;
+          b->next = NULL;
+          b->prev = bin->tail;
+          if (bin->tail != NULL)
+            bin->tail->next = b;
+          else
+            bin->head = b;
+          bin->tail = b;
+          continue;
         }
+      /* Stream order makes reuse on the releasing stream safe at once. */
+      if (match == NULL && order != NULL && ds_stream_state_matches (b->ss, order))
+        match = b;
       if (b->seq != DS_FENCE_LOST)
         candidate = b;   /* the oldest one seen is the most likely done */
     }
+
+  if (bin->head != NULL)
+    {
+      b = bin->head;
+      /* Reusable here only because its stream was checked. */
+      if (order == NULL || !ds_stream_state_matches (b->ss, order))
+        *cross = TRUE;
+      return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
+    }
+  if (match != NULL)
+    return ds_pool_shard_take_block_locked (shard, bin, match, class_bytes, ss_out);
 
   if (candidate == NULL)
     return NULL;
@@ -114,14 +133,76 @@ ds_pool_shard_take_any_locked (DsPoolShard    *shard,
 {
   DsPoolBin *bin = ds_pool_shard_bin (shard, ac, cls);
 
-  for (DsPoolBlock *b = bin != NULL ? bin->tail : NULL; b != NULL; b = b->prev)
-    if (b->ss == NULL || b->seq != DS_FENCE_LOST)
+  if (bin == NULL)
+    return NULL;
+
+  /* A ready block needs no wait at all. */
+  if (bin->tail != NULL)
+    {
+      *seq_out = bin->tail->seq;
+      return ds_pool_shard_take_block_locked (shard, bin, bin->tail, class_bytes, ss_out);
+    }
+
+  for (DsPoolBlock *b = bin->fenced_tail; b != NULL; b = b->prev)
+    if (b->seq != DS_FENCE_LOST)
       {
         *seq_out = b->seq;
         return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
       }
 
   return NULL;
+}
+
+/* ds_pool_shard_evict_locked () over one list of @bin, from @b (its
+ * oldest block) to its newest; returns @taken plus what it took. */
+static guint64
+evict_list_locked (DsPoolShard     *shard,
+                   DsPoolBin       *bin,
+                   DsPoolBlock     *b,
+                   gsize            class_bytes,
+                   guint64          taken,
+                   guint64          need,
+                   DsPoolEvictMode  mode,
+                   guint            max_stamp,
+                   DsFenceCounters *counters,
+                   GArray          *victims)
+{
+  DsPoolBlock *prev;
+
+  for (; b != NULL && taken < need; b = prev)
+    {
+      gboolean take;
+
+      prev = b->prev;
+      if (b->stamp > max_stamp)
+        take = FALSE;   /* not idle long enough */
+      else if (b->ss == NULL)
+        take = TRUE;
+      else if (b->seq == DS_FENCE_LOST)
+        take = FALSE;
+      else if (mode == DS_POOL_EVICT_READY)
+        take = ds_stream_state_known_complete (b->ss, b->seq);
+      else if (mode == DS_POOL_EVICT_POLL)
+        take = ds_stream_state_poll (b->ss, b->seq, counters);
+      else if (mode == DS_POOL_EVICT_STALE)
+        take = !ds_stream_state_is_fenced (b->ss, b->seq) ||
+               ds_stream_state_poll (b->ss, b->seq, counters);
+      else
+        take = TRUE;
+
+      if (take)
+        {
+          DsPoolVictim v;
+
+          v.class_bytes = class_bytes;
+          v.seq = b->seq;
+          v.block = ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, &v.ss);
+          g_array_append_val (victims, v);
+          taken += class_bytes;
+        }
+    }
+
+  return taken;
 }
 
 guint64
@@ -142,46 +223,17 @@ ds_pool_shard_evict_locked (DsPoolShard     *shard,
       for (gint cls = DS_POOL_N_SIZE_CLASSES - 1; cls >= 0 && taken < need; cls--)
         {
           DsPoolBin *bin = &shard->bins[ac][cls];
-          DsPoolBlock *b, *prev;
           gsize class_bytes;
 
-          if (bin->tail == NULL)
+          if (bin->tail == NULL && bin->fenced_tail == NULL)
             continue;
 
+          /* Oldest first, the ready list before the fenced one. */
           class_bytes = ds_pool_class_size ((guint) cls);
-
-          for (b = bin->tail; b != NULL && taken < need; b = prev)
-            {
-              gboolean take;
-
-              prev = b->prev;
-              if (b->stamp > max_stamp)
-                take = FALSE;   /* not idle long enough */
-              else if (b->ss == NULL)
-                take = TRUE;
-              else if (b->seq == DS_FENCE_LOST)
-                take = FALSE;
-              else if (mode == DS_POOL_EVICT_READY)
-                take = ds_stream_state_known_complete (b->ss, b->seq);
-              else if (mode == DS_POOL_EVICT_POLL)
-                take = ds_stream_state_poll (b->ss, b->seq, counters);
-              else if (mode == DS_POOL_EVICT_STALE)
-                take = !ds_stream_state_is_fenced (b->ss, b->seq) ||
-                       ds_stream_state_poll (b->ss, b->seq, counters);
-              else
-                take = TRUE;
-
-              if (take)
-                {
-                  DsPoolVictim v;
-
-                  v.class_bytes = class_bytes;
-                  v.seq = b->seq;
-                  v.block = ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, &v.ss);
-                  g_array_append_val (victims, v);
-                  taken += class_bytes;
-                }
-            }
+          taken = evict_list_locked (shard, bin, bin->tail, class_bytes, taken, need, mode,
+                                     max_stamp, counters, victims);
+          taken = evict_list_locked (shard, bin, bin->fenced_tail, class_bytes, taken, need, mode,
+                                     max_stamp, counters, victims);
         }
     }
 

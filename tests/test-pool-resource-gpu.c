@@ -962,7 +962,7 @@ test_cuda_lazy_cross_demand_fades (Fixture       *f,
 {
   DsPoolResource *pool;
   g_autoptr(GError) error = NULL;
-  gpointer h;
+  gpointer h, h0;
   guint i;
 
   g_test_summary ("Streams are checked at their releases while requests from "
@@ -1006,15 +1006,21 @@ test_cuda_lazy_cross_demand_fades (Fixture       *f,
   g_assert_cmpuint (i, >=, DS_POOL_RELEASE_CHECK_EVERY);
   g_assert_cmpuint (queries_over_trips (f, 1000), ==, 0);
 
-  /* The stream's releases since have no fence: a host-order request misses
-   * them (it gets a new block, or the pool waits for the device at its
-   * memory bound), and the checks start again at once. */
+  /* The stream's releases since have no fence: once the ready block
+   * (the host's, which the stream left for it, taking its own) is taken,
+   * a host-order request misses them (it gets a new block, or the pool
+   * waits for the device at its memory bound), and the checks start
+   * again at once. */
+  h0 = ds_memory_resource_allocate (f->pool, 65536, 0, &error);
+  g_assert_no_error (error);
+  g_assert_false (g_atomic_int_get (&pool->cross_demand));
   h = ds_memory_resource_allocate (f->pool, 65536, 0, &error);
   g_assert_no_error (error);
   g_assert_true (g_atomic_int_get (&pool->cross_demand));
   g_assert_cmpuint (ds_test_pool_stats (f->pool).upstream_allocations, <=, 3);
   g_assert_cmpuint (queries_over_trips (f, 64), >=, 7);
   ds_memory_resource_deallocate (f->pool, h, 65536, 0);
+  ds_memory_resource_deallocate (f->pool, h0, 65536, 0);
 
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (f->stream));
   ds_pool_set_clock_for_testing (NULL);
