@@ -174,6 +174,32 @@ add_demand (DsPoolResource *self,
     ds_pool_observe_demand (self, shard);
 }
 
+/* A block of class (@ac, @cls) of @shard that a request in @order may
+ * use now (see ds_pool_shard_scan_locked ()), without a call when one is
+ * at hand (ds_pool_shard_at_hand_locked ()). Called with the lock held. */
+static inline DsPoolBlock *
+take_locked (DsPoolShard          *shard,
+             guint                 ac,
+             guint                 cls,
+             gsize                 class_bytes,
+             const DsAccessOrder  *order,
+             DsStreamState       **ss_out,
+             gboolean             *cross)
+{
+  DsPoolBin *bin = ds_pool_shard_bin (shard, ac, cls);
+  DsPoolBlock *b;
+
+  if (bin == NULL)
+    return NULL;
+  b = ds_pool_shard_at_hand_locked (bin, order, cross);
+  if (G_LIKELY (b != NULL))
+    return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
+  if (bin->fenced_head == NULL)
+    return NULL;
+
+  return ds_pool_shard_scan_locked (shard, bin, class_bytes, order, ss_out, cross);
+}
+
 /* Takes a block of @size bytes aligned to @alignment (validated) for use
  * in @order (NULL or host order: by anyone, at once). */
 static gpointer
@@ -219,7 +245,7 @@ pool_alloc (DsPoolResource       *self,
                 class_bytes <= __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
     {
       ds_pool_shard_lock (shard);
-      b = ds_pool_shard_take_locked (shard, ac, cls, class_bytes, order, &ss, &cross);
+      b = take_locked (shard, ac, cls, class_bytes, order, &ss, &cross);
       if (G_LIKELY (b != NULL))
         {
           if (G_UNLIKELY (cross))
@@ -244,7 +270,7 @@ pool_alloc (DsPoolResource       *self,
             continue;
 
           ds_pool_shard_lock (other);
-          b = ds_pool_shard_take_locked (other, ac, cls, class_bytes, order, &ss, &cross);
+          b = take_locked (other, ac, cls, class_bytes, order, &ss, &cross);
           /* Its new home, under the old home's lock. */
           if (b != NULL)
             ds_pool_block_hand_out (b, size, alignment, index);

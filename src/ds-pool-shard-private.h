@@ -353,41 +353,29 @@ DsPoolBlock *ds_pool_shard_scan_locked  (DsPoolShard         *shard,
                                          DsStreamState      **ss_out,
                                          gboolean            *cross);
 
-/* A block of class (@ac, @cls) of @shard that a request in @order (NULL:
- * host order) may use now, or NULL (*@cross and *@ss_out as with
- * ds_pool_shard_scan_locked ()): without a call when there is one at
- * hand, the newest one its own stream gave back (a stream order's steady
- * state), else the newest ready one. Called with the lock held. */
+/* The block of @bin a request in @order (NULL: host order) takes without
+ * looking at fences, or NULL: the newest one its own stream gave back (a
+ * stream order's steady state), else the newest ready one. *@cross is set
+ * for a ready block given back under another stream's fence (see
+ * ds_pool_shard_scan_locked ()). With NULL and a fenced list, the caller
+ * looks further with ds_pool_shard_scan_locked (). Called with the lock
+ * held. */
 static inline DsPoolBlock *
-ds_pool_shard_take_locked (DsPoolShard          *shard,
-                           guint                 ac,
-                           guint                 cls,
-                           gsize                 class_bytes,
-                           const DsAccessOrder  *order,
-                           DsStreamState       **ss_out,
-                           gboolean             *cross)
+ds_pool_shard_at_hand_locked (DsPoolBin           *bin,
+                              const DsAccessOrder *order,
+                              gboolean            *cross)
 {
-  DsPoolBin *bin = ds_pool_shard_bin (shard, ac, cls);
-  DsPoolBlock *b;
+  DsPoolBlock *b = bin->fenced_head;
 
-  if (bin == NULL)
-    return NULL;
-  b = bin->fenced_head;
   if (order != NULL && b != NULL && ds_stream_state_matches (b->ss, order))
-    return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
+    return b;
   b = bin->head;
-  if (G_LIKELY (b != NULL))
-    {
-      /* One the pool moved here once its fence was known complete: the
-       * request wants blocks of other streams (see scan_locked ()). */
-      if (b->ss != NULL && (order == NULL || !ds_stream_state_matches (b->ss, order)))
-        *cross = TRUE;
-      return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
-    }
-  if (bin->fenced_head == NULL)
-    return NULL;
+  /* One moved here once its fence was known complete: the request wants
+   * blocks of other streams. */
+  if (b != NULL && b->ss != NULL && (order == NULL || !ds_stream_state_matches (b->ss, order)))
+    *cross = TRUE;
 
-  return ds_pool_shard_scan_locked (shard, bin, class_bytes, order, ss_out, cross);
+  return b;
 }
 
 /* The oldest block of class (@ac, @cls) whatever its fence (except one

@@ -117,8 +117,13 @@ take (Fixture             *f,
   DsStreamState *ss = NULL;
   DsPoolBlock *b;
 
+  /* As the pool composes them (take_locked () in ds-pool-resource.c). */
   *cross = FALSE;
-  b = ds_pool_shard_take_locked (f->shard, f->ac, f->cls, CLASS_BYTES, order, &ss, cross);
+  b = ds_pool_shard_at_hand_locked (f->bin, order, cross);
+  if (b != NULL)
+    b = ds_pool_shard_take_block_locked (f->shard, f->bin, b, CLASS_BYTES, &ss);
+  else if (f->bin->fenced_head != NULL)
+    b = ds_pool_shard_scan_locked (f->shard, f->bin, CLASS_BYTES, order, &ss, cross);
   if (b == NULL)
     g_assert_null (ss);
   else
