@@ -33,7 +33,6 @@ typedef struct
     DsStreamState *stream;   /* lent (ds_stream_state_borrow ()) */
     DsStreamLoan   loan;
     guint64        seq;
-    gboolean       wanted;   /* asked for by a resource that wants checks */
   } fences[4];
   guint          n_fences;
   /* Streams already drained for resources that are not stream-ordered. */
@@ -43,13 +42,11 @@ typedef struct
 
 void           ds_fence_batch_init          (DsFenceBatch        *batch);
 /* The fence of this batch in @order's stream (a device order): numbered
- * (ds_stream_state_record ()) the first time the batch is asked for it,
- * shared afterwards. @wanted: the caller's resource has had requests that
- * could not use blocks pending on streams, so the stream is checked when
- * that is due. *@stream is borrowed from the batch. */
+ * (ds_stream_state_record (), which checks the stream when that is due)
+ * the first time the batch is asked for it, shared afterwards. *@stream
+ * is borrowed from the batch. */
 guint64        ds_fence_batch_get_fence     (DsFenceBatch        *batch,
                                              const DsAccessOrder *order,
-                                             gboolean             wanted,
                                              DsFenceCounters     *counters,
                                              DsStreamState      **stream);
 /* Gives [ptr, ptr + size) back to @resource in @order (NULL: host order):

@@ -56,7 +56,6 @@ ds_fence_batch_init (DsFenceBatch *batch)
 guint64
 ds_fence_batch_get_fence (DsFenceBatch         *batch,
                           const DsAccessOrder  *order,
-                          gboolean              wanted,
                           DsFenceCounters      *counters,
                           DsStreamState       **stream)
 {
@@ -68,21 +67,13 @@ ds_fence_batch_get_fence (DsFenceBatch         *batch,
   for (guint i = 0; i < batch->n_fences; i++)
     if (ds_stream_state_matches (batch->fences[i].stream, order))
       {
-        /* Made without asking; asked now by a resource that wants it. */
-        if (wanted && !batch->fences[i].wanted)
-          {
-            batch->fences[i].seq = ds_stream_state_check (batch->fences[i].stream,
-                                                          batch->fences[i].seq,
-                                                          order, counters);
-            batch->fences[i].wanted = TRUE;
-          }
         *stream = batch->fences[i].stream;
         return batch->fences[i].seq;
       }
 
   /* The first block of this stream in this batch: one fence. */
   ss = ds_stream_state_borrow (order, &loan);
-  seq = ds_stream_state_record (ss, order, wanted, counters);
+  seq = ds_stream_state_record (ss, order, counters);
 
   if (batch->n_fences <= last)
     last = batch->n_fences++;
@@ -93,7 +84,6 @@ ds_fence_batch_get_fence (DsFenceBatch         *batch,
   batch->fences[last].stream = ss;
   batch->fences[last].loan = loan;
   batch->fences[last].seq = seq;
-  batch->fences[last].wanted = wanted;
 
   *stream = ss;
   return seq;

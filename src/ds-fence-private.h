@@ -16,11 +16,13 @@
  *     is known complete: all seqs <= DsStreamState.completed are. A stream
  *     is checked (one cuStreamQuery; an event only if it is busy, which
  *     fences the releases so far) at a release, where it is known to be
- *     alive, and only for a resource whose blocks others want (a pool's
- *     cross_demand; it fades 100 ms after the last request that wanted
- *     them, ds-pool-growth.c): then every 8th release, so a block that
- *     keeps going to the host (pinned staging) costs an eighth of a
- *     check. The first release of each stream is checked as well.
+ *     alive, and only while others want its blocks (the stream's demand:
+ *     set by a request that wanted one of them, faded by the stream's own
+ *     checks 100 ms after the last such request): then every 8th
+ *     release, so a block that keeps going to the host (pinned staging)
+ *     costs an eighth of a check, and a stream whose blocks only it
+ *     takes costs none, whatever other streams do. The first release of
+ *     each stream is checked as well.
  *  5. A release batch (ds-fence-batch-private.h) gives every block of one
  *     scratchpad release back under one fence per stream, however many
  *     kinds and blocks it holds.
@@ -72,6 +74,15 @@ struct _DsStreamState
   guint64   released;      /* the last release seq handed out (atomic) */
   guint64   completed;     /* every seq <= this has completed (atomic) */
   guint64   fenced;        /* every seq <= this has an event (atomic) */
+
+  /* Requests from elsewhere (another stream, the host) want this
+   * stream's blocks: its releases are checked (lazy policy). Set by them
+   * (ds_stream_state_note_demand ()), faded by the checks once none has
+   * been seen for DS_FENCE_DEMAND_HOLD_US (ds_stream_state_demanded ()).
+   * Atomics; demand_seen_at is written by the checks only. */
+  gint      demand;
+  gint      demand_seen;
+  gint64    demand_seen_at;
 
   /* ds-fence.c only. */
   GMutex    lock;
@@ -125,6 +136,32 @@ ds_stream_state_matches (const DsStreamState *self,
          self->context == ds_access_order_get_context (order);
 }
 
+/* How long a stream's demand outlives the last request that showed it
+ * (microseconds of the fence clock). */
+#define DS_FENCE_DEMAND_HOLD_US (100 * G_TIME_SPAN_MILLISECOND)
+
+/* A request (host order, or another stream's) wanted a block given back
+ * under @self's fence: it took one once the stream was checked, or found
+ * one still pending. Writes only on a change, so that a thread that keeps
+ * wanting them shares the cache line read-only. */
+static inline void
+ds_stream_state_note_demand (DsStreamState *self)
+{
+  if (!g_atomic_int_get (&self->demand_seen))
+    g_atomic_int_set (&self->demand_seen, TRUE);
+  if (!g_atomic_int_get (&self->demand))
+    g_atomic_int_set (&self->demand, TRUE);
+}
+
+/* Whether @self's demand holds, for a check that is due: it fades once
+ * no request has shown it for DS_FENCE_DEMAND_HOLD_US (looked at by the
+ * checks only, so that a stream nobody wants makes no clock call). */
+gboolean       ds_stream_state_demanded     (DsStreamState       *self);
+
+/* For tests: makes the fence clock (g_get_monotonic_time ()) call @func
+ * instead (NULL: the real clock). */
+void           ds_fence_set_clock_for_testing (gint64          (*func) (void));
+
 /* Whether the fence @seq of @self is known complete; makes no CUDA call. */
 static inline gboolean
 ds_stream_state_known_complete (DsStreamState *self,
@@ -145,14 +182,14 @@ ds_stream_state_is_fenced (DsStreamState *self,
 /* Marks the end, in @order's stream (that of @self), of the work that may
  * use blocks given back now: returns the seq of this release, their
  * fence, or DS_FENCE_LOST. Checks the stream (or records an event) as the
- * release policy says; under the lazy policy only if @wanted (the
- * blocks' resource has had requests that could not use them). */
+ * release policy says; under the lazy policy only while the stream's
+ * blocks are in demand (ds_stream_state_demanded ()). */
 guint64        ds_stream_state_record       (DsStreamState       *self,
                                              const DsAccessOrder *order,
-                                             gboolean             wanted,
                                              DsFenceCounters     *counters);
 /* Checks the stream for a release already numbered (@seq), if the policy
- * says it is due: for a batch whose fence was made without asking. */
+ * says it is due, demand or not: for a pool that must give idle blocks
+ * back upstream and has to know them complete first. */
 guint64        ds_stream_state_check        (DsStreamState       *self,
                                              guint64              seq,
                                              const DsAccessOrder *order,
@@ -202,10 +239,10 @@ guint          ds_stream_state_count        (void);
 
 typedef enum
 {
-  /* The default: no CUDA call at a release unless others want the blocks'
-   * resource (lately: see ds_pool_note_cross_demand ()); then every 8th
-   * release on a stream queries it (records an event only if it is busy).
-   * The first release of a stream is checked so too. */
+  /* The default: no CUDA call at a release unless others want the
+   * stream's blocks (lately: see ds_stream_state_note_demand ()); then
+   * every 8th release on it queries it (records an event only if it is
+   * busy). The first release of a stream is checked so too. */
   DS_FENCE_RELEASE_LAZY,
   /* Every release on a stream records one event (DALI's behaviour). */
   DS_FENCE_RELEASE_RECORD,

@@ -527,12 +527,62 @@ take_event_locked (DsStreamState   *ss,
   return event;
 }
 
+/* The fence clock: g_get_monotonic_time (), or a test's. */
+static gint64 (*fence_clock_func) (void) = g_get_monotonic_time;
+
+void
+ds_fence_set_clock_for_testing (gint64 (*func) (void))
+{
+  __atomic_store_n (&fence_clock_func, func != NULL ? func : g_get_monotonic_time,
+                    __ATOMIC_RELAXED);
+}
+
+static inline gint64
+fence_clock (void)
+{
+  gint64 (*func) (void) = __atomic_load_n (&fence_clock_func, __ATOMIC_RELAXED);
+
+  return func ();
+}
+
+/* Called by the stream's releases when a check is due (every 8th one
+ * while the demand holds), so the clock is read only then. A request that
+ * sets demand_seen just after it was read here (the demand being held
+ * still) can be missed once: the demand may fade, and its next request
+ * from elsewhere sets it again. */
+gboolean
+ds_stream_state_demanded (DsStreamState *self)
+{
+  gint64 now;
+
+  if (G_LIKELY (!g_atomic_int_get (&self->demand)))
+    return FALSE;
+
+  now = fence_clock ();
+  if (g_atomic_int_get (&self->demand_seen))
+    {
+      g_atomic_int_set (&self->demand_seen, FALSE);
+      __atomic_store_n (&self->demand_seen_at, now, __ATOMIC_RELAXED);
+      return TRUE;
+    }
+  if (now - __atomic_load_n (&self->demand_seen_at, __ATOMIC_RELAXED) < DS_FENCE_DEMAND_HOLD_US)
+    return TRUE;
+
+  g_atomic_int_set (&self->demand, FALSE);
+  g_debug ("Stream %p (id %" G_GUINT64_FORMAT "): no request from elsewhere has wanted its "
+           "blocks for %" G_GINT64_FORMAT " ms; its releases are no longer checked",
+           self->stream, self->stream_id,
+           (now - __atomic_load_n (&self->demand_seen_at, __ATOMIC_RELAXED)) / G_TIME_SPAN_MILLISECOND);
+  return FALSE;
+}
+
 /* Whether the release policy says to check the stream at the release
- * @seq, and whether to ask it (query) before recording an event. */
+ * @seq, and whether to ask it (query) before recording an event. @forced:
+ * for the caller even if nobody else wants the stream's blocks. */
 static gboolean
 wants_check (DsStreamState *ss,
              guint64        seq,
-             gboolean       wanted,
+             gboolean       forced,
              gboolean      *query)
 {
   *query = TRUE;
@@ -545,7 +595,8 @@ wants_check (DsStreamState *ss,
        * which others can reuse once its work is done. ss->checked is read
        * without the lock: a stale value only moves a check by one release. */
       return seq == 1 ||
-             (wanted && seq - __atomic_load_n (&ss->checked, __ATOMIC_RELAXED) >= check_every);
+             (seq - __atomic_load_n (&ss->checked, __ATOMIC_RELAXED) >= check_every &&
+              (forced || ds_stream_state_demanded (ss)));
     case DS_FENCE_RELEASE_QUERY_IDLE:
       return TRUE;
     case DS_FENCE_RELEASE_ADAPTIVE:
@@ -627,7 +678,7 @@ static guint64
 check_if_due (DsStreamState       *self,
               guint64              seq,
               const DsAccessOrder *order,
-              gboolean             wanted,
+              gboolean             forced,
               DsFenceCounters     *counters)
 {
   DsCudaScope scope;
@@ -641,7 +692,7 @@ check_if_due (DsStreamState       *self,
     }
 
   policies_init ();
-  if (!wants_check (self, seq, wanted, &query))
+  if (!wants_check (self, seq, forced, &query))
     return seq;
 
   /* An explicit stream is asked without entering its scope: an idle one
@@ -684,12 +735,11 @@ check_if_due (DsStreamState       *self,
 guint64
 ds_stream_state_record (DsStreamState       *self,
                         const DsAccessOrder *order,
-                        gboolean             wanted,
                         DsFenceCounters     *counters)
 {
   guint64 seq = __atomic_add_fetch (&self->released, 1, __ATOMIC_ACQ_REL);
 
-  return check_if_due (self, seq, order, wanted, counters);
+  return check_if_due (self, seq, order, FALSE, counters);
 }
 
 guint64

@@ -483,34 +483,6 @@ ds_pool_init_epochs (DsPoolResource *self)
   self->epoch_start[1] = ds_pool_clock ();
 }
 
-/* Cross-stream demand fades once no request has shown it since
- * DS_POOL_CROSS_DEMAND_HOLD_US: checks serve only requests from other
- * streams (or the host), and a thread that reuses its own stream's blocks
- * needs none. A request that wants them again starts the checks again at
- * once (ds_pool_note_cross_demand ()); the blocks given back in between
- * have no event and are reused by their own stream, or, once idle, after
- * a device-wide wait (see above). Called with grow_lock held. The demand
- * is read before the sign of it, which is set first. */
-static void
-fade_cross_demand (DsPoolResource *self,
-                   gint64          now)
-{
-  gboolean demand = g_atomic_int_get (&self->cross_demand);
-
-  if (g_atomic_int_get (&self->cross_seen))
-    {
-      g_atomic_int_set (&self->cross_seen, FALSE);
-      self->cross_seen_at = now;
-    }
-  else if (demand && now - self->cross_seen_at >= DS_POOL_CROSS_DEMAND_HOLD_US)
-    {
-      g_atomic_int_set (&self->cross_demand, FALSE);
-      g_debug ("Pool %p: no request has wanted blocks of other streams for %" G_GINT64_FORMAT
-               " ms; streams are no longer checked at their releases", self,
-               (now - self->cross_seen_at) / G_TIME_SPAN_MILLISECOND);
-    }
-}
-
 void
 ds_pool_release_idle (DsPoolResource      *self,
                       DsStreamState       *ss,
@@ -526,7 +498,6 @@ ds_pool_release_idle (DsPoolResource      *self,
     return;
 
   now = ds_pool_clock ();
-  fade_cross_demand (self, now);
   if (threshold == G_MAXUINT64)
     {
       g_mutex_unlock (&self->grow_lock);

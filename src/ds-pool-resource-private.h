@@ -17,9 +17,6 @@ G_BEGIN_DECLS
 /* Every this many blocks given back to a shard, the pool looks for idle
  * blocks to give back upstream. */
 #define DS_POOL_RELEASE_CHECK_EVERY 256
-/* How long cross-stream demand outlives the last request that showed it
- * (microseconds of the pool clock). */
-#define DS_POOL_CROSS_DEMAND_HOLD_US (100 * G_TIME_SPAN_MILLISECOND)
 
 struct _DsPoolResource
 {
@@ -29,16 +26,6 @@ struct _DsPoolResource
   DsMemoryKind      kind;
   gboolean          upstream_async;
   guint64           max_cached_size;   /* atomic */
-  /* Requests want blocks given back under other streams' fences (they
-   * took such blocks once checked, or found them pending): the streams
-   * blocks are given back on get checked (atomic). It fades once nobody
-   * has wanted them for DS_POOL_CROSS_DEMAND_HOLD_US (ds-pool-growth.c):
-   * threads that each reuse their own stream's blocks then cost the
-   * driver no query at all. */
-  gint              cross_demand;
-  gint              cross_seen;        /* atomic; since the last look */
-  gint64            cross_seen_at;     /* under grow_lock */
-
   DsPoolShard     **shards;
   guint             shard_mask;
 
@@ -67,18 +54,6 @@ struct _DsPoolResource
 };
 
 /* Growth and shrinking (ds-pool-growth.c) ---------------------------------------- */
-
-/* A request wanted a block given back under another stream's fence: keep
- * (or start) checking streams at their releases. Writes only on a change,
- * so that threads that keep wanting them share the cache line read-only. */
-static inline void
-ds_pool_note_cross_demand (DsPoolResource *self)
-{
-  if (!g_atomic_int_get (&self->cross_seen))
-    g_atomic_int_set (&self->cross_seen, TRUE);
-  if (!g_atomic_int_get (&self->cross_demand))
-    g_atomic_int_set (&self->cross_demand, TRUE);
-}
 
 gint64   ds_pool_total_demand   (DsPoolResource      *self);
 /* Raises the recorded peak to @demand if it is higher. */

@@ -183,21 +183,20 @@ take_locked (DsPoolShard          *shard,
              guint                 cls,
              gsize                 class_bytes,
              const DsAccessOrder  *order,
-             DsStreamState       **ss_out,
-             gboolean             *cross)
+             DsStreamState       **ss_out)
 {
   DsPoolBin *bin = ds_pool_shard_bin (shard, ac, cls);
   DsPoolBlock *b;
 
   if (bin == NULL)
     return NULL;
-  b = ds_pool_shard_at_hand_locked (bin, order, cross);
+  b = ds_pool_shard_at_hand_locked (bin, order);
   if (G_LIKELY (b != NULL))
     return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
   if (bin->fenced_head == NULL)
     return NULL;
 
-  return ds_pool_shard_scan_locked (shard, bin, class_bytes, order, ss_out, cross);
+  return ds_pool_shard_scan_locked (shard, bin, class_bytes, order, ss_out);
 }
 
 /* Takes a block of @size bytes aligned to @alignment (validated) for use
@@ -214,7 +213,7 @@ pool_alloc (DsPoolResource       *self,
   DsPoolBlock *b = NULL;
   gsize class_bytes = 0, up_size, up_align;
   gsize demand = ds_pool_demand_of (size);
-  gboolean hit = FALSE, cacheable, cross = FALSE;
+  gboolean hit = FALSE, cacheable;
   guint ac, cls, index;
 
   if (G_UNLIKELY (size == 0))
@@ -245,11 +244,9 @@ pool_alloc (DsPoolResource       *self,
                 class_bytes <= __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
     {
       ds_pool_shard_lock (shard);
-      b = take_locked (shard, ac, cls, class_bytes, order, &ss, &cross);
+      b = take_locked (shard, ac, cls, class_bytes, order, &ss);
       if (G_LIKELY (b != NULL))
         {
-          if (G_UNLIKELY (cross))
-            ds_pool_note_cross_demand (self);
           ds_pool_block_hand_out (b, size, alignment, index);
           shard->hits++;
           add_demand (self, shard, (gint64) demand);
@@ -270,7 +267,7 @@ pool_alloc (DsPoolResource       *self,
             continue;
 
           ds_pool_shard_lock (other);
-          b = take_locked (other, ac, cls, class_bytes, order, &ss, &cross);
+          b = take_locked (other, ac, cls, class_bytes, order, &ss);
           /* Its new home, under the old home's lock. */
           if (b != NULL)
             ds_pool_block_hand_out (b, size, alignment, index);
@@ -278,8 +275,6 @@ pool_alloc (DsPoolResource       *self,
         }
       hit = b != NULL;
       ds_stream_state_unref (ss);
-      if (G_UNLIKELY (cross))
-        ds_pool_note_cross_demand (self);
     }
 
   if (b == NULL)
@@ -449,8 +444,7 @@ ds_pool_resource_deallocate_fenced (DsMemoryResource    *resource,
     }
 
   memset (&counters, 0, sizeof counters);
-  seq = ds_fence_batch_get_fence (batch, order, g_atomic_int_get (&self->cross_demand),
-                                  &counters, &ss);
+  seq = ds_fence_batch_get_fence (batch, order, &counters, &ss);
   if (G_UNLIKELY (counters.events_recorded + counters.events_created + counters.event_queries +
                   counters.stream_waits + counters.event_waits != 0))
     ds_pool_add_counters (current_shard (self, NULL), &counters);

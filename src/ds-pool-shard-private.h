@@ -340,30 +340,28 @@ DsPoolBin   *ds_pool_shard_make_bin     (DsPoolShard         *shard,
  * block is not of @order's stream, that a request in @order (NULL: host
  * order) may use now, or NULL; its fence's stream reference goes to
  * *@ss_out. Looks at the newest fenced blocks (at most 32) and moves
- * those known complete to the ready list first. *@cross is set when the
- * request wanted a block given back under another stream's fence (or,
- * for a host-order request, any fence): one was taken because its fence
- * was known complete, or one was there but still pending (the pool then
- * wants its streams checked; see ds_pool_note_cross_demand ()). Called
- * with the lock held. */
+ * those known complete to the ready list first. Where the request wanted
+ * a block given back under another stream's fence (or, for a host-order
+ * request, any fence), that stream's demand is noted: one was taken
+ * because its fence was known complete, or one was there but still
+ * pending (see ds_stream_state_note_demand ()). Called with the lock
+ * held. */
 DsPoolBlock *ds_pool_shard_scan_locked  (DsPoolShard         *shard,
                                          DsPoolBin           *bin,
                                          gsize                class_bytes,
                                          const DsAccessOrder *order,
-                                         DsStreamState      **ss_out,
-                                         gboolean            *cross);
+                                         DsStreamState      **ss_out);
 
 /* The block of @bin a request in @order (NULL: host order) takes without
  * looking at fences, or NULL: the newest one its own stream gave back (a
- * stream order's steady state), else the newest ready one. *@cross is set
- * for a ready block given back under another stream's fence (see
+ * stream order's steady state), else the newest ready one, noting the
+ * demand for its stream's blocks if another stream gave it back (see
  * ds_pool_shard_scan_locked ()). With NULL and a fenced list, the caller
  * looks further with ds_pool_shard_scan_locked (). Called with the lock
  * held. */
 static inline DsPoolBlock *
 ds_pool_shard_at_hand_locked (DsPoolBin           *bin,
-                              const DsAccessOrder *order,
-                              gboolean            *cross)
+                              const DsAccessOrder *order)
 {
   DsPoolBlock *b = bin->fenced_head;
 
@@ -371,9 +369,9 @@ ds_pool_shard_at_hand_locked (DsPoolBin           *bin,
     return b;
   b = bin->head;
   /* One moved here once its fence was known complete: the request wants
-   * blocks of other streams. */
+   * blocks of that stream, which must go on being checked. */
   if (b != NULL && b->ss != NULL && (order == NULL || !ds_stream_state_matches (b->ss, order)))
-    *cross = TRUE;
+    ds_stream_state_note_demand (b->ss);
 
   return b;
 }

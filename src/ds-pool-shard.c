@@ -62,8 +62,7 @@ ds_pool_shard_scan_locked (DsPoolShard          *shard,
                            DsPoolBin            *bin,
                            gsize                 class_bytes,
                            const DsAccessOrder  *order,
-                           DsStreamState       **ss_out,
-                           gboolean             *cross)
+                           DsStreamState       **ss_out)
 {
   DsPoolBlock *b, *next, *match = NULL, *candidate = NULL;
   DsFenceCrossStreamPolicy cross_stream;
@@ -99,7 +98,7 @@ ds_pool_shard_scan_locked (DsPoolShard          *shard,
       b = bin->head;
       /* Reusable here only because its stream was checked. */
       if (order == NULL || !ds_stream_state_matches (b->ss, order))
-        *cross = TRUE;
+        ds_stream_state_note_demand (b->ss);
       return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
     }
   if (match != NULL)
@@ -107,7 +106,8 @@ ds_pool_shard_scan_locked (DsPoolShard          *shard,
 
   if (candidate == NULL)
     return NULL;
-  *cross = TRUE;
+  /* Wanted, still pending: its stream is checked from now on. */
+  ds_stream_state_note_demand (candidate->ss);
 
   ds_fence_get_policies (NULL, &cross_stream);
   if (order != NULL && cross_stream == DS_FENCE_CROSS_STREAM_WAIT)

@@ -956,72 +956,99 @@ queries_over_trips (Fixture *f,
   return ds_test_pool_stats (f->pool).event_queries - before;
 }
 
+/* Whether requests from elsewhere want the blocks of @f's stream now. */
+static gboolean
+stream_demand (Fixture *f)
+{
+  DsStreamLoan loan;
+  DsStreamState *ss = ds_stream_state_borrow (&f->order, &loan);
+  gboolean demand = g_atomic_int_get (&ss->demand);
+
+  ds_stream_state_end_loan (ss, &loan);
+  return demand;
+}
+
 static void
 test_cuda_lazy_cross_demand_fades (Fixture       *f,
                                    gconstpointer  user_data)
 {
-  DsPoolResource *pool;
   g_autoptr(GError) error = NULL;
-  gpointer h, h0;
+  cudaStream_t other;
+  DsAccessOrder other_order;
+  gpointer h, h0, o;
+  gint64 start;
   guint i;
 
-  g_test_summary ("Streams are checked at their releases while requests from "
-                  "elsewhere want their blocks; once none has for a while, a "
-                  "stream that reuses its own blocks costs no query; the next "
-                  "request from elsewhere starts the checks again");
+  g_test_summary ("A stream is checked at its releases while requests from "
+                  "elsewhere want its blocks; once none has for a while, it "
+                  "costs no query; the next request from elsewhere starts the "
+                  "checks again; a stream whose blocks nobody else wants is "
+                  "never checked after its first release, whatever others do");
 
   DS_TEST_REQUIRE_CUDA ();
   ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
   fake_clock_pool (f);
-  pool = DS_POOL_RESOURCE (f->pool);
+  ds_fence_set_clock_for_testing (fake_clock);
+  DS_TEST_CUDA_CHECK (cudaStreamCreateWithFlags (&other, cudaStreamNonBlocking));
+  ds_access_order_init_stream (&other_order, other, 0);
 
   /* The first release of the stream is checked (idle: the block goes
    * back complete, for anyone); the second is not, since nobody has
-   * wanted the pool's blocks from elsewhere yet. A host-order request
-   * then finds the block pending on the stream: it takes a new one, and
-   * the pool wants its streams checked from now on. */
+   * wanted its blocks from elsewhere yet. A host-order request then finds
+   * the block pending on the stream: it takes a new one, and the stream
+   * is checked from now on. */
   same_stream_trip (f);
   same_stream_trip (f);
   g_assert_cmpuint (ds_test_pool_stats (f->pool).event_queries, ==, 1);
-  g_assert_false (g_atomic_int_get (&pool->cross_demand));
+  g_assert_false (stream_demand (f));
   h = ds_memory_resource_allocate (f->pool, 65536, 0, &error);
   g_assert_no_error (error);
   ds_memory_resource_deallocate (f->pool, h, 65536, 0);
-  g_assert_true (g_atomic_int_get (&pool->cross_demand));
+  g_assert_true (stream_demand (f));
   g_assert_cmpuint (ds_test_pool_stats (f->pool).upstream_allocations, ==, 2);
 
   /* While it lasts: every 8th release is checked. */
   g_assert_cmpuint (queries_over_trips (f, 64), >=, 7);
 
-  /* Nobody else asks: after DS_POOL_CROSS_DEMAND_HOLD_US of the pool's
-   * clock (looked at every DS_POOL_RELEASE_CHECK_EVERY blocks given back),
-   * it fades. */
-  for (i = 0; i < 8 * DS_POOL_RELEASE_CHECK_EVERY && g_atomic_int_get (&pool->cross_demand); i++)
+  /* Nobody else asks: DS_FENCE_DEMAND_HOLD_US of the fence clock after
+   * the last sign of it (looked at by the checks), it fades. */
+  start = fake_now;
+  for (i = 0; i < 64 && stream_demand (f); i++)
     {
-      if (i % (DS_POOL_RELEASE_CHECK_EVERY / 2) == 0)
-        fake_now += DS_POOL_CROSS_DEMAND_HOLD_US / 2;
+      if (i % 4 == 0)
+        fake_now += DS_FENCE_DEMAND_HOLD_US / 4;
       same_stream_trip (f);
     }
-  g_assert_false (g_atomic_int_get (&pool->cross_demand));
-  g_assert_cmpuint (i, >=, DS_POOL_RELEASE_CHECK_EVERY);
+  g_assert_false (stream_demand (f));
+  g_assert_cmpint (fake_now - start, >=, DS_FENCE_DEMAND_HOLD_US);
   g_assert_cmpuint (queries_over_trips (f, 1000), ==, 0);
 
-  /* The stream's releases since have no fence: once the ready block
-   * (the host's, which the stream left for it, taking its own) is taken,
-   * a host-order request misses them (it gets a new block, or the pool
-   * waits for the device at its memory bound), and the checks start
-   * again at once. */
+  /* Another stream's requests take its own blocks, and a host-order
+   * request takes a ready block (the one the first check left): neither
+   * wants this stream's pending blocks, which stay unchecked. */
+  o = ds_memory_resource_allocate_async (f->pool, 65536, 0, &other_order, &error);
+  g_assert_no_error (error);
+  g_assert_true (ds_memory_resource_deallocate_async (f->pool, o, 65536, 0, &other_order, &error));
+  g_assert_no_error (error);
   h0 = ds_memory_resource_allocate (f->pool, 65536, 0, &error);
   g_assert_no_error (error);
-  g_assert_false (g_atomic_int_get (&pool->cross_demand));
+  g_assert_false (stream_demand (f));
+  g_assert_cmpuint (queries_over_trips (f, 64), ==, 0);
+
+  /* The stream's releases since have no fence: a host-order request
+   * misses them (it gets a new block, or the pool waits for the device
+   * at its memory bound), and the checks start again at once. */
   h = ds_memory_resource_allocate (f->pool, 65536, 0, &error);
   g_assert_no_error (error);
-  g_assert_true (g_atomic_int_get (&pool->cross_demand));
+  g_assert_true (stream_demand (f));
   g_assert_cmpuint (ds_test_pool_stats (f->pool).upstream_allocations, <=, 3);
   g_assert_cmpuint (queries_over_trips (f, 64), >=, 7);
   ds_memory_resource_deallocate (f->pool, h, 65536, 0);
   ds_memory_resource_deallocate (f->pool, h0, 65536, 0);
 
+  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (other));
+  DS_TEST_CUDA_CHECK (cudaStreamDestroy (other));
+  ds_fence_set_clock_for_testing (NULL);
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (f->stream));
   ds_pool_set_clock_for_testing (NULL);
   ds_test_pool_assert_within_bound (f->pool);

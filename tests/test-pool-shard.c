@@ -107,29 +107,45 @@ put_again (Fixture       *f,
   ds_pool_shard_put_locked (f->shard, f->bin, b, CLASS_BYTES, ss, seq, 0, 0);
 }
 
+/* The streams whose demand a request noted (ds_stream_state_note_demand ()). */
+#define A (1u << 0)
+#define B (1u << 1)
+
 /* What a request in @order (NULL: host order) takes; drops the stream
- * reference it comes with. */
+ * reference it comes with. *@demand: the streams (A, B) it noted demand
+ * for, their demand cleared first. */
 static DsPoolBlock *
 take (Fixture             *f,
       const DsAccessOrder *order,
-      gboolean            *cross)
+      guint               *demand)
 {
   DsStreamState *ss = NULL;
   DsPoolBlock *b;
 
+  for (guint i = 0; i < 2; i++)
+    f->ss[i].demand = f->ss[i].demand_seen = FALSE;
+
   /* As the pool composes them (take_locked () in ds-pool-resource.c). */
-  *cross = FALSE;
-  b = ds_pool_shard_at_hand_locked (f->bin, order, cross);
+  b = ds_pool_shard_at_hand_locked (f->bin, order);
   if (b != NULL)
     b = ds_pool_shard_take_block_locked (f->shard, f->bin, b, CLASS_BYTES, &ss);
   else if (f->bin->fenced_head != NULL)
-    b = ds_pool_shard_scan_locked (f->shard, f->bin, CLASS_BYTES, order, &ss, cross);
+    b = ds_pool_shard_scan_locked (f->shard, f->bin, CLASS_BYTES, order, &ss);
   if (b == NULL)
     g_assert_null (ss);
   else
     g_assert_null (b->ss);
   if (ss != NULL)
     ds_stream_state_unref (ss);
+
+  *demand = 0;
+  for (guint i = 0; i < 2; i++)
+    {
+      /* Both set, or neither. */
+      g_assert_cmpint (f->ss[i].demand, ==, f->ss[i].demand_seen);
+      if (f->ss[i].demand)
+        *demand |= 1u << i;
+    }
 
   return b;
 }
@@ -139,7 +155,7 @@ test_ready_newest_first (Fixture       *f,
                          gconstpointer  user_data)
 {
   DsPoolBlock *r1, *r2, *p;
-  gboolean cross;
+  guint demand;
 
   g_test_summary ("A host-order request takes the newest ready block, never one "
                   "given back under a fence not known complete, and asks "
@@ -150,15 +166,15 @@ test_ready_newest_first (Fixture       *f,
   r2 = put (f, NULL, 0);
   g_assert_cmpuint (ds_pool_shard_peek_n_cached (f->shard), ==, 3);
 
-  g_assert_true (take (f, NULL, &cross) == r2);
-  g_assert_false (cross);
-  g_assert_true (take (f, NULL, &cross) == r1);
-  g_assert_false (cross);
+  g_assert_true (take (f, NULL, &demand) == r2);
+  g_assert_cmphex (demand, ==, 0);
+  g_assert_true (take (f, NULL, &demand) == r1);
+  g_assert_cmphex (demand, ==, 0);
 
-  /* Only the pending block is left: nothing to take, and the pool is told
-   * that a request wanted blocks of another stream. */
-  g_assert_null (take (f, NULL, &cross));
-  g_assert_true (cross);
+  /* Only the pending block is left: nothing to take, and its stream is
+   * told that a request wanted its blocks (only that one). */
+  g_assert_null (take (f, NULL, &demand));
+  g_assert_cmphex (demand, ==, A);
   g_assert_true (p->fenced);
   g_assert_true (f->bin->fenced_head == p);
   g_assert_cmpuint (ds_pool_shard_peek_n_cached (f->shard), ==, 1);
@@ -169,7 +185,7 @@ test_moves_completed (Fixture       *f,
                       gconstpointer  user_data)
 {
   DsPoolBlock *p1, *p2, *p3, *p4;
-  gboolean cross;
+  guint demand;
 
   g_test_summary ("Once a stream is known complete up to a release, the first "
                   "request that finds no ready block moves every block given "
@@ -183,22 +199,22 @@ test_moves_completed (Fixture       *f,
   p4 = put (f, &f->ss[0], 4);
   f->ss[0].completed = 3;
 
-  g_assert_true (take (f, NULL, &cross) == p3);
-  g_assert_true (cross);
+  g_assert_true (take (f, NULL, &demand) == p3);
+  g_assert_cmphex (demand, ==, A);
   /* Moved: p2 then p1, in the ready list; p4 stays fenced. */
   g_assert_true (f->bin->head == p2 && f->bin->tail == p1);
   g_assert_false (p2->fenced);
   g_assert_true (f->bin->fenced_head == p4 && f->bin->fenced_tail == p4);
 
-  g_assert_true (take (f, NULL, &cross) == p2);
-  g_assert_true (cross);
-  g_assert_true (take (f, NULL, &cross) == p1);
-  g_assert_null (take (f, NULL, &cross));
-  g_assert_true (cross);
+  g_assert_true (take (f, NULL, &demand) == p2);
+  g_assert_cmphex (demand, ==, A);
+  g_assert_true (take (f, NULL, &demand) == p1);
+  g_assert_null (take (f, NULL, &demand));
+  g_assert_cmphex (demand, ==, A);
 
   /* p4 completes: taken, and the lists are empty. */
   f->ss[0].completed = 4;
-  g_assert_true (take (f, NULL, &cross) == p4);
+  g_assert_true (take (f, NULL, &demand) == p4);
   g_assert_null (f->bin->head);
   g_assert_null (f->bin->fenced_head);
   g_assert_null (f->bin->fenced_tail);
@@ -211,37 +227,38 @@ test_own_stream (Fixture       *f,
                  gconstpointer  user_data)
 {
   DsPoolBlock *a1, *a2, *b1, *r;
-  gboolean cross;
+  guint demand;
 
   g_test_summary ("A request in a stream's order takes the newest block its "
                   "stream gave back at once, pending or not, without asking "
-                  "for checks; another stream's pending blocks it leaves");
+                  "for checks; another stream's pending blocks it leaves, "
+                  "noting the demand for that stream's blocks alone");
 
   a1 = put (f, &f->ss[0], 1);
   b1 = put (f, &f->ss[1], 1);
   a2 = put (f, &f->ss[0], 2);
 
-  g_assert_true (take (f, &f->order[0], &cross) == a2);
-  g_assert_false (cross);
+  g_assert_true (take (f, &f->order[0], &demand) == a2);
+  g_assert_cmphex (demand, ==, 0);
   /* The newest fenced block is B's: with no ready one, A's is found
    * behind it. */
-  g_assert_true (take (f, &f->order[0], &cross) == a1);
-  g_assert_false (cross);
+  g_assert_true (take (f, &f->order[0], &demand) == a1);
+  g_assert_cmphex (demand, ==, 0);
   /* Only B's is left, pending: A cannot have it. */
-  g_assert_null (take (f, &f->order[0], &cross));
-  g_assert_true (cross);
-  g_assert_true (take (f, &f->order[1], &cross) == b1);
-  g_assert_false (cross);
+  g_assert_null (take (f, &f->order[0], &demand));
+  g_assert_cmphex (demand, ==, B);
+  g_assert_true (take (f, &f->order[1], &demand) == b1);
+  g_assert_cmphex (demand, ==, 0);
 
   /* A ready block goes to any stream; one of B's that completed, moved
    * to the ready list, goes to A as a block of another stream. */
   r = put (f, NULL, 0);
-  g_assert_true (take (f, &f->order[0], &cross) == r);
-  g_assert_false (cross);
+  g_assert_true (take (f, &f->order[0], &demand) == r);
+  g_assert_cmphex (demand, ==, 0);
   put_again (f, b1, &f->ss[1], 2);
   f->ss[1].completed = 2;
-  g_assert_true (take (f, &f->order[0], &cross) == b1);
-  g_assert_true (cross);
+  g_assert_true (take (f, &f->order[0], &demand) == b1);
+  g_assert_cmphex (demand, ==, B);
 }
 
 static void
@@ -251,7 +268,7 @@ test_lost_and_take_any (Fixture       *f,
   DsPoolBlock *lost, *p, *r;
   DsStreamState *ss = NULL;
   guint64 seq = 0;
-  gboolean cross;
+  guint demand;
 
   g_test_summary ("A block whose fence was lost is never taken; a caller "
                   "that will wait takes a ready block first, then the "
@@ -272,8 +289,8 @@ test_lost_and_take_any (Fixture       *f,
   ss = NULL;
   g_assert_null (ds_pool_shard_take_any_locked (f->shard, f->ac, f->cls, CLASS_BYTES,
                                                 &ss, &seq));
-  g_assert_null (take (f, NULL, &cross));
-  g_assert_null (take (f, &f->order[1], &cross));
+  g_assert_null (take (f, NULL, &demand));
+  g_assert_null (take (f, &f->order[1], &demand));
   g_assert_true (f->bin->fenced_head == lost);
 
   /* Held back for good: not even an eviction of everything takes it. */
@@ -320,6 +337,59 @@ test_evict (Fixture       *f,
   g_assert_cmpuint (f->shard->bytes_cached, ==, CLASS_BYTES);
 }
 
+static gint64 fake_now;
+
+static gint64
+fake_clock (void)
+{
+  return fake_now;
+}
+
+static void
+test_demand_fades (Fixture       *f,
+                   gconstpointer  user_data)
+{
+  g_test_summary ("A stream's demand holds while requests from elsewhere keep "
+                  "showing it, fades DS_FENCE_DEMAND_HOLD_US after the last "
+                  "one (looked at by its due checks), and starts again at "
+                  "the next; another stream's demand is its own");
+
+  ds_fence_set_clock_for_testing (fake_clock);
+  fake_now = 1000000;
+
+  g_assert_false (ds_stream_state_demanded (&f->ss[0]));
+  ds_stream_state_note_demand (&f->ss[0]);
+  g_assert_true (f->ss[0].demand && f->ss[0].demand_seen);
+  g_assert_false (f->ss[1].demand || f->ss[1].demand_seen);
+
+  /* A check sees it, and starts the hold from now. */
+  g_assert_true (ds_stream_state_demanded (&f->ss[0]));
+  g_assert_false (f->ss[0].demand_seen);
+  g_assert_false (ds_stream_state_demanded (&f->ss[1]));
+
+  /* Shown again within the hold: it holds, from the later sign. */
+  fake_now += DS_FENCE_DEMAND_HOLD_US - 1;
+  g_assert_true (ds_stream_state_demanded (&f->ss[0]));
+  ds_stream_state_note_demand (&f->ss[0]);
+  fake_now += DS_FENCE_DEMAND_HOLD_US / 2;
+  g_assert_true (ds_stream_state_demanded (&f->ss[0]));
+  fake_now += DS_FENCE_DEMAND_HOLD_US - 1;
+  g_assert_true (ds_stream_state_demanded (&f->ss[0]));
+
+  /* Nobody shows it for the whole hold: it fades. */
+  fake_now += 1;
+  g_assert_false (ds_stream_state_demanded (&f->ss[0]));
+  g_assert_false (f->ss[0].demand);
+  g_assert_false (ds_stream_state_demanded (&f->ss[0]));
+
+  /* The next request from elsewhere starts it again at once. */
+  ds_stream_state_note_demand (&f->ss[0]);
+  g_assert_true (ds_stream_state_demanded (&f->ss[0]));
+  g_assert_false (ds_stream_state_demanded (&f->ss[1]));
+
+  ds_fence_set_clock_for_testing (NULL);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -333,6 +403,7 @@ main (int    argc,
   ADD ("own-stream", test_own_stream);
   ADD ("lost-and-take-any", test_lost_and_take_any);
   ADD ("evict", test_evict);
+  ADD ("demand-fades", test_demand_fades);
 #undef ADD
 
   return g_test_run ();

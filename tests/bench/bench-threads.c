@@ -16,9 +16,9 @@
  * with as many plain properties as DsScratchpad (issue 9's baseline; a
  * type with none is printed beside it).
  *
- * Three more rows say where scaling stops: the host part of the reused
- * lifecycle alone (no CUDA call, no stream), its device part alone, and
- * cuStreamQuery on an idle stream (the call the pools check streams with),
+ * More rows say where scaling stops: the host, device, pinned and
+ * managed parts of the reused lifecycle each alone (the host part makes
+ * no CUDA call and uses no stream), and cuStreamQuery on an idle stream (the call the pools check streams with),
  * which the driver serializes across threads. The queries/lifecycle column
  * counts the completion checks of the pools (cuStreamQuery,
  * cudaEventQuery); the summary prints what the
@@ -55,6 +55,8 @@ typedef enum
   MODE_GOBJECT_PROPS,
   MODE_DS_HOST_REUSED,
   MODE_DS_DEVICE_REUSED,
+  MODE_DS_PINNED_REUSED,
+  MODE_DS_MANAGED_REUSED,
   MODE_STREAM_QUERY,
   N_MODES,
 } Mode;
@@ -70,6 +72,8 @@ static const char * const mode_names[N_MODES] = {
   "baseline: GObject with 13 plain properties (as DsScratchpad) new + unref",
   "ds reused scratchpad, host part only (16 + 48 KiB host; no CUDA call, no stream)",
   "ds reused scratchpad, device part only (256 + 64 KiB device)",
+  "ds reused scratchpad, pinned part only (16 + 48 KiB pinned)",
+  "ds reused scratchpad, managed part only (16 + 4 KiB managed)",
   "cuStreamQuery on the thread's idle stream (the driver's own ceiling)",
 };
 
@@ -123,12 +127,19 @@ lifecycle (Mode          mode,
 
     case MODE_DS_HOST_REUSED:
     case MODE_DS_DEVICE_REUSED:
+    case MODE_DS_PINNED_REUSED:
+    case MODE_DS_MANAGED_REUSED:
       {
-        DsMemoryKind kind = mode == MODE_DS_HOST_REUSED ? DS_MEMORY_KIND_HOST : DS_MEMORY_KIND_DEVICE;
+        DsMemoryKind kind = mode == MODE_DS_HOST_REUSED ? DS_MEMORY_KIND_HOST :
+                            mode == MODE_DS_DEVICE_REUSED ? DS_MEMORY_KIND_DEVICE :
+                            mode == MODE_DS_PINNED_REUSED ? DS_MEMORY_KIND_PINNED :
+                            DS_MEMORY_KIND_MANAGED;
 
+        /* The four-kind lifecycle's allocations of that kind, made as it
+         * makes them (ds_bench_alloc_temps ()). */
         for (k = 0; k < G_N_ELEMENTS (ds_bench_four_kind); k++)
           if (ds_bench_four_kind[k].kind == kind)
-            ds_bench_sink = ds_scratchpad_alloc (reused, kind, ds_bench_four_kind[k].size, 0, NULL);
+            ds_bench_alloc_temps (reused, &ds_bench_four_kind[k], 1);
         ds_scratchpad_release (reused);
       }
       break;
