@@ -18,7 +18,8 @@
  *
  * More rows say where scaling stops: the host, device, pinned and
  * managed parts of the reused lifecycle each alone (the host part makes
- * no CUDA call and uses no stream), and cuStreamQuery on an idle stream (the call the pools check streams with),
+ * no CUDA call and uses no stream), cudaEventQuery and cudaEventRecord
+ * (the other calls a fence can be made and asked with), and cuStreamQuery on an idle stream (the call the pools check streams with),
  * which the driver serializes across threads. The queries/lifecycle column
  * counts the completion checks of the pools (cuStreamQuery,
  * cudaEventQuery); the summary prints what the
@@ -58,6 +59,8 @@ typedef enum
   MODE_DS_PINNED_REUSED,
   MODE_DS_MANAGED_REUSED,
   MODE_STREAM_QUERY,
+  MODE_EVENT_QUERY,
+  MODE_EVENT_RECORD,
   N_MODES,
 } Mode;
 
@@ -75,7 +78,12 @@ static const char * const mode_names[N_MODES] = {
   "ds reused scratchpad, pinned part only (16 + 48 KiB pinned)",
   "ds reused scratchpad, managed part only (16 + 4 KiB managed)",
   "cuStreamQuery on the thread's idle stream (the driver's own ceiling)",
+  "cudaEventQuery of a completed event of the thread's (another way to ask)",
+  "cudaEventRecord on the thread's idle stream (what a fence costs to make)",
 };
+
+/* The thread's event, for the event rows. */
+static __thread cudaEvent_t thread_event;
 
 /* One lifecycle of @mode on @stream; @reused is the thread's reused
  * scratchpad. The GObject ceilings: DS_TYPE_BENCH_PLAIN_PROPS, a final
@@ -148,6 +156,14 @@ lifecycle (Mode          mode,
       (void) stream_query (stream);
       break;
 
+    case MODE_EVENT_QUERY:
+      (void) cudaEventQuery (thread_event);
+      break;
+
+    case MODE_EVENT_RECORD:
+      CHECK (cudaEventRecord (thread_event, stream));
+      break;
+
     case MODE_ASYNC:
     default:
       {
@@ -171,7 +187,8 @@ maybe_sync (Mode          mode,
             cudaStream_t  stream,
             guint64       n)
 {
-  if (n % 64 == 0 && (mode == MODE_ASYNC || mode == MODE_DS_REUSED_SYNC))
+  if (n % 64 == 0 &&
+      (mode == MODE_ASYNC || mode == MODE_DS_REUSED_SYNC || mode == MODE_EVENT_RECORD))
     CHECK (cudaStreamSynchronize (stream));
 }
 
@@ -196,6 +213,8 @@ worker (DsBenchWorker *w,
 
   CHECK (cudaSetDevice (0));
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  CHECK (cudaEventCreateWithFlags (&thread_event, cudaEventDisableTiming));
+  CHECK (cudaEventRecord (thread_event, stream));
   ds_access_order_init_stream (&order, stream, 0);
   reused = ds_scratchpad_new (&order);
   if (mode == MODE_DS_KEPT)
@@ -221,6 +240,7 @@ worker (DsBenchWorker *w,
 
   g_object_unref (reused);
   CHECK (cudaStreamSynchronize (stream));
+  CHECK (cudaEventDestroy (thread_event));
   CHECK (cudaStreamDestroy (stream));
   return lifecycles;
 }
@@ -353,6 +373,10 @@ main (int    argc,
           rates[MODE_STREAM_QUERY][0] / 1e6, rates[MODE_STREAM_QUERY][3] / 1e6,
           queries[MODE_DS_REUSED][3] * rates[MODE_DS_REUSED][3] / 1e6, queries[MODE_DS_REUSED][3],
           100 * queries[MODE_DS_REUSED][3] * rates[MODE_DS_REUSED][3] / rates[MODE_STREAM_QUERY][3]);
+  printf ("  the other fence calls, all threads: cudaEventQuery %.2f M/s at 1 thread, %.2f at 8; "
+          "cudaEventRecord %.2f and %.2f\n",
+          rates[MODE_EVENT_QUERY][0] / 1e6, rates[MODE_EVENT_QUERY][3] / 1e6,
+          rates[MODE_EVENT_RECORD][0] / 1e6, rates[MODE_EVENT_RECORD][3] / 1e6);
   printf ("  ds new vs cudaMallocAsync at 8 threads: %.2fx the lifecycles/s\n",
           rates[MODE_DS_NEW][3] / rates[MODE_ASYNC][3]);
   ds_bench_print_target ("8-thread speed-up of ds reused", rates[MODE_DS_REUSED][3] / rates[MODE_DS_REUSED][0],
