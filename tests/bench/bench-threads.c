@@ -41,6 +41,13 @@ stream_query (cudaStream_t stream)
   return cu_stream_query != NULL ? cu_stream_query (stream) : (int) cudaStreamQuery (stream);
 }
 
+/* cuStreamWriteValue32: a stream-ordered write of a word the host can
+ * read (mapped pinned memory), which would tell a stream's progress with
+ * no query (NULL: no entry point; the row then does nothing). */
+typedef int (*StreamWriteValueFunc) (gpointer stream, guint64 address, guint32 value, guint flags);
+static StreamWriteValueFunc cu_stream_write_value;
+static gint write_value_failures;
+
 
 typedef DsBenchTemp Temp;
 
@@ -61,6 +68,7 @@ typedef enum
   MODE_STREAM_QUERY,
   MODE_EVENT_QUERY,
   MODE_EVENT_RECORD,
+  MODE_WRITE_VALUE,
   N_MODES,
 } Mode;
 
@@ -80,10 +88,15 @@ static const char * const mode_names[N_MODES] = {
   "cuStreamQuery on the thread's idle stream (the driver's own ceiling)",
   "cudaEventQuery of a completed event of the thread's (another way to ask)",
   "cudaEventRecord on the thread's idle stream (what a fence costs to make)",
+  "cuStreamWriteValue32 to a mapped word on the thread's idle stream, and a read of it",
 };
 
-/* The thread's event, for the event rows. */
+/* The thread's event, for the event rows, and its mapped word (host
+ * address, device address) for the write-value row. */
 static __thread cudaEvent_t thread_event;
+static __thread volatile guint32 *thread_word;
+static __thread guint64 thread_word_device;
+static __thread guint32 thread_word_value;
 
 /* One lifecycle of @mode on @stream; @reused is the thread's reused
  * scratchpad. The GObject ceilings: DS_TYPE_BENCH_PLAIN_PROPS, a final
@@ -164,6 +177,14 @@ lifecycle (Mode          mode,
       CHECK (cudaEventRecord (thread_event, stream));
       break;
 
+    case MODE_WRITE_VALUE:
+      if (thread_word != NULL &&
+          cu_stream_write_value (stream, thread_word_device, ++thread_word_value, 0) != 0)
+        g_atomic_int_inc (&write_value_failures);
+      if (thread_word != NULL)
+        ds_bench_sink = GUINT_TO_POINTER (*thread_word);
+      break;
+
     case MODE_ASYNC:
     default:
       {
@@ -188,7 +209,8 @@ maybe_sync (Mode          mode,
             guint64       n)
 {
   if (n % 64 == 0 &&
-      (mode == MODE_ASYNC || mode == MODE_DS_REUSED_SYNC || mode == MODE_EVENT_RECORD))
+      (mode == MODE_ASYNC || mode == MODE_DS_REUSED_SYNC || mode == MODE_EVENT_RECORD ||
+       mode == MODE_WRITE_VALUE))
     CHECK (cudaStreamSynchronize (stream));
 }
 
@@ -215,6 +237,16 @@ worker (DsBenchWorker *w,
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   CHECK (cudaEventCreateWithFlags (&thread_event, cudaEventDisableTiming));
   CHECK (cudaEventRecord (thread_event, stream));
+  if (mode == MODE_WRITE_VALUE && cu_stream_write_value != NULL)
+    {
+      void *host, *device;
+
+      CHECK (cudaHostAlloc (&host, 64, cudaHostAllocMapped));
+      CHECK (cudaHostGetDevicePointer (&device, host, 0));
+      memset (host, 0, 64);
+      thread_word = host;
+      thread_word_device = (guint64) (guintptr) device;
+    }
   ds_access_order_init_stream (&order, stream, 0);
   reused = ds_scratchpad_new (&order);
   if (mode == MODE_DS_KEPT)
@@ -241,6 +273,13 @@ worker (DsBenchWorker *w,
   g_object_unref (reused);
   CHECK (cudaStreamSynchronize (stream));
   CHECK (cudaEventDestroy (thread_event));
+  if (thread_word != NULL)
+    {
+      if (*thread_word != thread_word_value)
+        g_atomic_int_inc (&write_value_failures);
+      CHECK (cudaFreeHost ((void *) thread_word));
+      thread_word = NULL;
+    }
   CHECK (cudaStreamDestroy (stream));
   return lifecycles;
 }
@@ -291,6 +330,20 @@ main (int    argc,
       cu_stream_query = (StreamQueryFunc) fn;
     else
       printf ("# cuStreamQuery: no entry point; its row times cudaStreamQuery\n");
+    (void) cudaGetLastError ();
+  }
+  {
+    enum cudaDriverEntryPointQueryResult status;
+    void *fn = NULL;
+
+    /* Stream memory operations are always there since CUDA 12 (the v2
+     * API); a failed call is counted. */
+    if (cudaGetDriverEntryPointByVersion ("cuStreamWriteValue32", &fn, 12000, cudaEnableDefault,
+                                          &status) == cudaSuccess &&
+        status == cudaDriverEntryPointSuccess)
+      cu_stream_write_value = (StreamWriteValueFunc) fn;
+    else
+      printf ("# cuStreamWriteValue32: not available here; its row does nothing\n");
     (void) cudaGetLastError ();
   }
   CHECK (cudaDeviceGetDefaultMemPool (&mempool, 0));
@@ -377,6 +430,10 @@ main (int    argc,
           "cudaEventRecord %.2f and %.2f\n",
           rates[MODE_EVENT_QUERY][0] / 1e6, rates[MODE_EVENT_QUERY][3] / 1e6,
           rates[MODE_EVENT_RECORD][0] / 1e6, rates[MODE_EVENT_RECORD][3] / 1e6);
+  printf ("  cuStreamWriteValue32 (a stream-ordered progress word read by the host, no query): "
+          "%.2f M/s at 1 thread, %.2f at 8; %d failed or wrong\n",
+          rates[MODE_WRITE_VALUE][0] / 1e6, rates[MODE_WRITE_VALUE][3] / 1e6,
+          g_atomic_int_get (&write_value_failures));
   printf ("  ds new vs cudaMallocAsync at 8 threads: %.2fx the lifecycles/s\n",
           rates[MODE_DS_NEW][3] / rates[MODE_ASYNC][3]);
   ds_bench_print_target ("8-thread speed-up of ds reused", rates[MODE_DS_REUSED][3] / rates[MODE_DS_REUSED][0],
