@@ -293,6 +293,21 @@ compare_doubles (gconstpointer a,
   return (x > y) - (x < y);
 }
 
+/* The driver's @name of CUDA 12's ABI, or NULL. */
+static gpointer
+driver_entry_point (const char *name)
+{
+  enum cudaDriverEntryPointQueryResult status;
+  void *fn = NULL;
+
+  if (cudaGetDriverEntryPointByVersion (name, &fn, 12000, cudaEnableDefault, &status) != cudaSuccess ||
+      status != cudaDriverEntryPointSuccess)
+    fn = NULL;
+  (void) cudaGetLastError ();
+
+  return fn;
+}
+
 int
 main (int    argc,
       char **argv)
@@ -320,32 +335,14 @@ main (int    argc,
   seconds = 0.2 * ds_bench_time_scale ();
 
   CHECK (cudaSetDevice (0));
-  {
-    enum cudaDriverEntryPointQueryResult status;
-    void *fn = NULL;
-
-    if (cudaGetDriverEntryPointByVersion ("cuStreamQuery", &fn, 12000, cudaEnableDefault,
-                                          &status) == cudaSuccess &&
-        status == cudaDriverEntryPointSuccess)
-      cu_stream_query = (StreamQueryFunc) fn;
-    else
-      printf ("# cuStreamQuery: no entry point; its row times cudaStreamQuery\n");
-    (void) cudaGetLastError ();
-  }
-  {
-    enum cudaDriverEntryPointQueryResult status;
-    void *fn = NULL;
-
-    /* Stream memory operations are always there since CUDA 12 (the v2
-     * API); a failed call is counted. */
-    if (cudaGetDriverEntryPointByVersion ("cuStreamWriteValue32", &fn, 12000, cudaEnableDefault,
-                                          &status) == cudaSuccess &&
-        status == cudaDriverEntryPointSuccess)
-      cu_stream_write_value = (StreamWriteValueFunc) fn;
-    else
-      printf ("# cuStreamWriteValue32: not available here; its row does nothing\n");
-    (void) cudaGetLastError ();
-  }
+  cu_stream_query = (StreamQueryFunc) driver_entry_point ("cuStreamQuery");
+  if (cu_stream_query == NULL)
+    printf ("# cuStreamQuery: no entry point; its row times cudaStreamQuery\n");
+  /* Stream memory operations are always there since CUDA 12 (the v2
+   * API); a failed call is counted. */
+  cu_stream_write_value = (StreamWriteValueFunc) driver_entry_point ("cuStreamWriteValue32");
+  if (cu_stream_write_value == NULL)
+    printf ("# cuStreamWriteValue32: not available here; its row does nothing\n");
   CHECK (cudaDeviceGetDefaultMemPool (&mempool, 0));
   CHECK (cudaMemPoolSetAttribute (mempool, cudaMemPoolAttrReleaseThreshold, &threshold));
 
