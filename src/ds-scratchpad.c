@@ -270,6 +270,29 @@ propagate_alloc_error (GError       **error,
                                                         DS_SCRATCHPAD_DEFAULT_ALIGNMENT));
 }
 
+/* A new block for a checked request (@a: the power-of-two alignment it
+ * is placed with) that did not fit, setting @kind up first if need be. */
+G_GNUC_NO_INLINE static gpointer
+new_block (DsScratchpad  *self,
+           DsMemoryKind   kind,
+           gsize          size,
+           gsize          alignment,
+           gsize          a,
+           GError       **error)
+{
+  GError *local_error = NULL;
+  gpointer ptr;
+
+  /* From here on, the settings are fixed. */
+  self->in_use = TRUE;
+
+  ptr = grow (self, kind, size, a, &local_error);
+  if (G_UNLIKELY (ptr == NULL))
+    propagate_alloc_error (error, local_error, kind, size, alignment);
+
+  return ptr;
+}
+
 /* Everything but the bump: checks, lazy set-up, a new block. Every error
  * message names the request as the caller made it. */
 G_GNUC_NO_INLINE static gpointer
@@ -280,7 +303,6 @@ alloc_slow (DsScratchpad  *self,
             GError       **error)
 {
   gsize a = alignment;
-  GError *local_error = NULL;
   gpointer ptr;
   char text[64];
 
@@ -307,14 +329,7 @@ alloc_slow (DsScratchpad  *self,
   if (ptr != NULL)
     return ptr;
 
-  /* From here on, the settings are fixed. */
-  self->in_use = TRUE;
-
-  ptr = grow (self, kind, size, a, &local_error);
-  if (G_UNLIKELY (ptr == NULL))
-    propagate_alloc_error (error, local_error, kind, size, alignment);
-
-  return ptr;
+  return new_block (self, kind, size, alignment, a, error);
 }
 
 /* The class, for the type checks of the paths taken per unit of work:
@@ -353,23 +368,31 @@ holds_blocks (const DsScratchpad *self)
           self->arenas[2].n_blocks | self->arenas[3].n_blocks) != 0;
 }
 
-/* A new block for a request that the caller checked (a valid kind, a
+/* Whether a request that the exported function checked (a valid kind, a
  * non-zero size, a power-of-two alignment @a, no error set) and that did
- * not fit, when the kind is set up and its upstream needs no scope: what
- * alloc_slow () does, without its checks and look-ups again, which were
- * half of the instructions of a reused scratchpad's block taken (issue
- * 9). FALSE: alloc_slow () must take it (first use of the kind, an
- * upstream of the caller's, a large alignment or size, a disposed
- * scratchpad, not a scratchpad at all). */
+ * not fit needs no more checks before a new block: a scratchpad not
+ * disposed, an alignment and a size no block padding can overflow. FALSE:
+ * alloc_slow () takes it (a large alignment or size, a disposed
+ * scratchpad, not a scratchpad at all) and names what is wrong. */
 static inline gboolean
-can_refill (DsScratchpad *self,
-            DsMemoryKind  kind,
-            gsize         size,
-            gsize         a)
+is_plain_request (DsScratchpad *self,
+                  gsize         size,
+                  gsize         a)
 {
   return is_scratchpad (self) &&
-         a <= DS_ARENA_BLOCK_ALIGNMENT && size <= G_MAXSIZE / 2 &&
-         self->upstream[kind] != NULL && !self->disposed &&
+         a <= DS_ARENA_BLOCK_ALIGNMENT && size <= G_MAXSIZE / 2 && !self->disposed;
+}
+
+/* Whether @kind is set up and its upstream needs no scope: then the new
+ * block is refill ()'s, without grow ()'s look-ups again, which were half
+ * of the instructions of a reused scratchpad's block taken (issue 9).
+ * Otherwise new_block () sets the kind up (a new scratchpad's first block
+ * of it) or enters the device order's scope. */
+static inline gboolean
+can_refill (DsScratchpad *self,
+            DsMemoryKind  kind)
+{
+  return self->upstream[kind] != NULL &&
          (kind == DS_MEMORY_KIND_HOST || (self->self_scoped & (1u << kind)) != 0);
 }
 
@@ -458,8 +481,14 @@ gpointer
 
           if (G_LIKELY (ptr != NULL))
             return ptr;
-          if (G_LIKELY (can_refill (self, kind, size, a)))
-            return refill (self, kind, size, alignment, a, error);
+          if (G_LIKELY (is_plain_request (self, size, a)))
+            {
+              if (G_LIKELY (can_refill (self, kind)))
+                return refill (self, kind, size, alignment, a, error);
+              /* The first block of the kind (or one in the device
+               * order's scope): alloc_slow () without its checks. */
+              return new_block (self, kind, size, alignment, a, error);
+            }
         }
     }
 
