@@ -37,6 +37,13 @@ ds_scratchpad_iface_default_init (DsScratchpadIfaceInterface *iface)
  * Allocates @size bytes of @kind memory aligned to @alignment. The memory
  * stays valid until the scratchpad is released or finalized.
  *
+ * In C, on a #DsScratchpad, an allocation that fits in the current block
+ * is inlined as [method@Ds.Scratchpad.alloc]'s is. In a loop of
+ * allocations, keep @self in a local variable: whether it is a
+ * #DsScratchpad is then asked once, before the loop, and the bump's
+ * cursor stays in a register; read from a structure that the loop's
+ * stores may alias, @self is asked about again at every allocation.
+ *
  * Returns: (type guint64): the memory (an integer address in bindings);
  *   `NULL` (0) without an error for size 0; `NULL` with @error set on failure
  *   (%DS_ERROR_INVALID_ARGUMENT for a bad alignment, an overflowing size or

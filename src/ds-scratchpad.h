@@ -261,30 +261,6 @@ _ds_scratchpad_alloc_inline (DsScratchpad  *self,
   return (gpointer) p;
 }
 
-/* The bump of the interface, for a @self known to be a DsScratchpad: in
- * place, since a loop of interface calls cannot keep the window in
- * registers anyway (a request for another implementation rejoins the
- * loop without it). */
-static inline gpointer
-_ds_scratchpad_bump_in_place (DsScratchpad  *self,
-                              DsMemoryKind   kind,
-                              gsize          size,
-                              gsize          alignment,
-                              GError       **error)
-{
-  _DsScratchpadWindow *w = _DS_SCRATCHPAD_WINDOW (self, kind);
-  guintptr p, next;
-
-  if (G_LIKELY (_ds_scratchpad_window_place (w->_cur, w->_end, kind, size, alignment, error,
-                                             &p, &next)))
-    {
-      w->_cur = next;
-      return (gpointer) p;
-    }
-
-  return (ds_scratchpad_alloc) (self, kind, size, alignment, error);
-}
-
 static inline gpointer
 _ds_scratchpad_alloc_array_inline (DsScratchpad  *self,
                                    DsMemoryKind   kind,
@@ -301,13 +277,61 @@ _ds_scratchpad_alloc_array_inline (DsScratchpad  *self,
   return (ds_scratchpad_alloc_array) (self, kind, element_size, n_elements, alignment, error);
 }
 
-/* The interface, when the instance is a DsScratchpad: its class pointer
- * is compared with the one this translation unit saw last (DsScratchpad is
- * a final static type: one class, never freed). Comparing GTypes instead
- * called ds_scratchpad_get_type () through the PLT at every allocation
- * (GCC and clang do not hoist it out of a loop): 1.7 ns of each allocation
- * through the interface on the H200 host. The cache is filled from any
- * thread with relaxed atomics; every thread stores the same value. */
+/* The bump of the interface, for any implementation.
+ *
+ * _ds_scratchpad_iface_head (@self) is the head it bumps in: @self when
+ * it is a DsScratchpad, else this thread's blank head, whose windows have
+ * no room, so that every request goes to the exported function (which
+ * sees @self). It is declared const, which it is while @self lives (an
+ * instance's class never changes), and kept out of line so that the
+ * compiler sees no load in it: a caller's loop over one instance then
+ * asks once, before the loop, and the bump keeps the cursor in a register
+ * as the C calls' bump does. Inlined, the class would be loaded again
+ * after every store of a returned pointer (which may alias it), and the
+ * cursor would go through memory at every allocation. Where the caller
+ * reads @self from memory at every allocation, the call is made at every
+ * allocation. The blank head is per thread: the bump writes its window
+ * back unchanged, and two threads must not write one place at once.
+ *
+ * The class is compared with the one this translation unit saw last
+ * (DsScratchpad is a final static type: one class, never freed). The
+ * cache starts as its own address, which is no instance's class, so that
+ * a NULL class takes the slow way without a test of its own. It is filled
+ * from any thread with relaxed atomics; every thread stores the same
+ * value. */
+static GTypeClass *_ds_scratchpad_iface_class = (GTypeClass *) (void *) &_ds_scratchpad_iface_class;
+
+/* The rest of _ds_scratchpad_iface_head (): a NULL @self or class, a
+ * class not seen yet in this translation unit, another implementation. */
+static G_GNUC_UNUSED G_GNUC_NO_INLINE gpointer
+_ds_scratchpad_iface_head_slow (gconstpointer self)
+{
+  static __thread _DsScratchpadHead blank;
+  GTypeClass *klass;
+
+  if (self != NULL && (klass = ((const GTypeInstance *) self)->g_class) != NULL &&
+      klass->g_type == ds_scratchpad_get_type ())
+    {
+      __atomic_store_n (&_ds_scratchpad_iface_class, klass, __ATOMIC_RELAXED);
+      return (gpointer) self;
+    }
+
+  return &blank;
+}
+
+static G_GNUC_UNUSED G_GNUC_NO_INLINE G_GNUC_CONST gpointer
+_ds_scratchpad_iface_head (gconstpointer self)
+{
+  if (G_LIKELY (self != NULL &&
+                ((const GTypeInstance *) self)->g_class ==
+                __atomic_load_n (&_ds_scratchpad_iface_class, __ATOMIC_RELAXED)))
+    return (gpointer) self;
+
+  return _ds_scratchpad_iface_head_slow (self);
+}
+
+/* The C calls' bump (_ds_scratchpad_alloc_inline ()) in that head; the
+ * exported function takes whatever does not fit, whatever @self is. */
 static inline gpointer
 _ds_scratchpad_iface_alloc_inline (DsScratchpadIface  *self,
                                    DsMemoryKind        kind,
@@ -315,23 +339,20 @@ _ds_scratchpad_iface_alloc_inline (DsScratchpadIface  *self,
                                    gsize               alignment,
                                    GError            **error)
 {
-  static GTypeClass *scratchpad_class;
-  GTypeClass *klass;
+  _DsScratchpadWindow *w = _DS_SCRATCHPAD_WINDOW (_ds_scratchpad_iface_head (self), kind);
+  guintptr cur = w->_cur;
+  guintptr p;
 
-  if (G_LIKELY (self != NULL && (klass = ((GTypeInstance *) self)->g_class) != NULL))
+  if (G_UNLIKELY (!_ds_scratchpad_window_place (cur, w->_end, kind, size, alignment, error,
+                                                &p, &cur)))
     {
-      if (G_LIKELY (klass == __atomic_load_n (&scratchpad_class, __ATOMIC_RELAXED)))
-        return _ds_scratchpad_bump_in_place ((DsScratchpad *) (void *) self, kind, size,
-                                             alignment, error);
-      if (klass->g_type == ds_scratchpad_get_type ())
-        {
-          __atomic_store_n (&scratchpad_class, klass, __ATOMIC_RELAXED);
-          return _ds_scratchpad_bump_in_place ((DsScratchpad *) (void *) self, kind, size,
-                                               alignment, error);
-        }
+      p = (guintptr) (ds_scratchpad_iface_alloc) (self, kind, size, alignment, error);
+      cur = w->_cur;
     }
 
-  return (ds_scratchpad_iface_alloc) (self, kind, size, alignment, error);
+  w->_cur = cur;
+
+  return (gpointer) p;
 }
 
 # define ds_scratchpad_iface_alloc(self, kind, size, alignment, error) \

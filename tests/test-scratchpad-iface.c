@@ -111,6 +111,130 @@ test_iface_dispatch (Fixture       *f,
   g_assert_cmpuint (fixed->n_calls, ==, 3);
 }
 
+/* A loop of allocations through the interface with the instance in a
+ * local, as the inline bump is built for (the instance's head is asked
+ * for once, before the loop, and the cursor stays in a register): sizes
+ * that cross several blocks, so that the exported function places some
+ * of them mid-loop and the loop goes on from the cursor it leaves. Every
+ * allocation is filled with its own byte and checked at the end, so any
+ * two that overlap show. */
+#define LOOP_N 2000
+
+static void
+test_iface_loop (Fixture       *f,
+                 gconstpointer  user_data)
+{
+  g_autoptr(TestFixedScratchpad) fixed = g_object_new (TEST_TYPE_FIXED_SCRATCHPAD, NULL);
+  DsScratchpadIface *iface = DS_SCRATCHPAD_IFACE (f->sp);
+  DsScratchpadIface *other = DS_SCRATCHPAD_IFACE (fixed);
+  DsScratchpadIface *both[2] = { iface, other };
+  g_autofree guint8 **ptrs = g_new0 (guint8 *, LOOP_N);
+  g_autofree gsize *sizes = g_new0 (gsize, LOOP_N);
+  GRand *rand = g_rand_new_with_seed (9);
+  guint64 rounded = 0;
+  guint i, n_other;
+
+  g_test_summary ("A caller's loop through ds_scratchpad_iface_alloc () over one "
+                  "DsScratchpad crosses blocks without two allocations "
+                  "overlapping; over another implementation every request "
+                  "reaches it; an instance that changes inside the loop gets "
+                  "each request to its own implementation");
+
+  for (i = 0; i < LOOP_N; i++)
+    sizes[i] = g_rand_int_range (rand, 1, 200);
+  g_rand_free (rand);
+
+  for (i = 0; i < LOOP_N; i++)
+    ptrs[i] = ds_scratchpad_iface_alloc (iface, DS_MEMORY_KIND_HOST, sizes[i], 16, NULL);
+
+  for (i = 0; i < LOOP_N; i++)
+    {
+      g_assert_nonnull (ptrs[i]);
+      ds_test_assert_aligned (ptrs[i], 16);
+      g_assert_true (ds_test_resource_owns (f->res[DS_MEMORY_KIND_HOST], ptrs[i], sizes[i]));
+      memset (ptrs[i], (int) (i & 0xff), sizes[i]);
+      rounded += (sizes[i] + 15) & ~(gsize) 15;
+    }
+  for (i = 0; i < LOOP_N; i++)
+    for (gsize b = 0; b < sizes[i]; b++)
+      g_assert_cmpuint (ptrs[i][b], ==, i & 0xff);
+  /* ~200 KiB from 64 KiB and doubling blocks: the exported function took
+   * over at least twice inside the loop. */
+  g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, DS_MEMORY_KIND_HOST), >=, 3);
+  g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, DS_MEMORY_KIND_HOST), ==, rounded);
+
+  /* Another implementation: all of it goes there, none to the scratchpad. */
+  for (i = 0; i < 16; i++)
+    g_assert_true (ds_scratchpad_iface_alloc (other, DS_MEMORY_KIND_DEVICE, 4, 16, NULL) ==
+                   fixed->buffer + 4 * i);
+  g_assert_cmpuint (fixed->n_calls, ==, 16);
+  g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, DS_MEMORY_KIND_DEVICE), ==, 0);
+
+  /* The instance changes at every step. */
+  n_other = fixed->n_calls;
+  for (i = 0; i < 32; i++)
+    {
+      DsScratchpadIface *self = both[i & 1];
+      gpointer p = ds_scratchpad_iface_alloc (self, DS_MEMORY_KIND_PINNED, 2, 16, NULL);
+
+      if (self == iface)
+        g_assert_true (ds_test_resource_owns (f->res[DS_MEMORY_KIND_PINNED], p, 2));
+      else
+        g_assert_true (p == fixed->buffer + fixed->used - 2);
+    }
+  g_assert_cmpuint (fixed->n_calls - n_other, ==, 16);
+  g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, DS_MEMORY_KIND_PINNED), ==, 16 * 16);
+}
+
+/* Threads that each go through the interface to an implementation of
+ * their own, DsScratchpad's and another: the inline bump writes back the
+ * window it bumped in, a blank one for the other implementation, which
+ * must be the thread's own (under TSan a shared one is a reported race). */
+#define IFACE_THREADS 4
+
+static gpointer
+iface_thread (gpointer data)
+{
+  g_autoptr(DsScratchpad) sp = ds_scratchpad_new (NULL);
+  g_autoptr(TestFixedScratchpad) fixed = g_object_new (TEST_TYPE_FIXED_SCRATCHPAD, NULL);
+  DsScratchpadIface *both[2] = { DS_SCRATCHPAD_IFACE (sp), DS_SCRATCHPAD_IFACE (fixed) };
+  guint i, round;
+
+  for (round = 0; round < 50; round++)
+    {
+      for (i = 0; i < 200; i++)
+        {
+          DsScratchpadIface *self = both[i & 1];
+
+          if (ds_scratchpad_iface_alloc (self, DS_MEMORY_KIND_HOST, 1, 16, NULL) == NULL)
+            return GUINT_TO_POINTER (FALSE);
+        }
+      if (ds_scratchpad_get_allocated (sp, DS_MEMORY_KIND_HOST) != 100 * 16 ||
+          fixed->n_calls != 100 * (round + 1))
+        return GUINT_TO_POINTER (FALSE);
+      ds_scratchpad_release (sp);
+      fixed->used = 0;
+    }
+
+  return GUINT_TO_POINTER (TRUE);
+}
+
+static void
+test_iface_threads (void)
+{
+  GThread *threads[IFACE_THREADS];
+  guint i;
+
+  g_test_summary ("Threads going through ds_scratchpad_iface_alloc () to a "
+                  "DsScratchpad and another implementation at once each get "
+                  "their own results (and, under TSan, share no blank window)");
+
+  for (i = 0; i < IFACE_THREADS; i++)
+    threads[i] = g_thread_new ("iface", iface_thread, NULL);
+  for (i = 0; i < IFACE_THREADS; i++)
+    g_assert_true (GPOINTER_TO_UINT (g_thread_join (threads[i])));
+}
+
 typedef struct
 {
   guint8 bytes[64];
@@ -195,6 +319,8 @@ main (int    argc,
   ds_test_init (&argc, &argv);
 
   ds_test_add_scratchpad ("/Ds/Scratchpad/iface/dispatch", 0, test_iface_dispatch);
+  ds_test_add_scratchpad ("/Ds/Scratchpad/iface/loop", 0, test_iface_loop);
+  g_test_add_func ("/Ds/Scratchpad/iface/threads", test_iface_threads);
   ds_test_add_scratchpad ("/Ds/Scratchpad/typed-macros", 0, test_typed_macros);
 
   return g_test_run ();
