@@ -225,17 +225,52 @@ _ds_scratchpad_window_place (guintptr       cur,
          (error == NULL || *error == NULL) && rounded - 1 < end - *p;
 }
 
-/* The bump of the C calls. The window is read once and written once, at
- * the end, on both the bump's way and the exported function's (which
- * reads it back after the call): so a caller's loop of allocations keeps
- * the cursor in a register from one allocation to the
+/* The bump, in @head's window of @kind. The window is read once and
+ * written once, at the end, on both the bump's way and the exported
+ * function's (which reads it back after the call): so a caller's loop of
+ * allocations keeps the cursor in a register from one allocation to the
  * next, instead of waiting for each to go through memory (a
  * store-to-load forward at every allocation: 2.2x the time of a loop of
  * Poisson(1 KiB) allocations on the H200 host). For that every request
- * takes the same way, a bad one included: a NULL @self reads and writes
- * back a static blank head (never a bump: its window is empty), a bad
- * kind the window its value masks to (unchanged: the exported function
- * refuses the request). */
+ * takes the same way, a bad one included: a bad kind the window its value
+ * masks to (unchanged: the exported function refuses the request), and a
+ * @self that is not to be bumped in (NULL, or another implementation of
+ * the interface) comes with a blank @head, whose windows are empty. What
+ * does not fit goes to the exported function of the C calls, or of the
+ * interface when @iface (a constant in each caller: the test folds
+ * away). */
+static inline gpointer
+_ds_scratchpad_bump (gpointer       head,
+                     gpointer       self,
+                     gboolean       iface,
+                     DsMemoryKind   kind,
+                     gsize          size,
+                     gsize          alignment,
+                     GError       **error)
+{
+  _DsScratchpadWindow *w = _DS_SCRATCHPAD_WINDOW (head, kind);
+  guintptr cur = w->_cur;
+  guintptr p;
+
+  if (G_UNLIKELY (!_ds_scratchpad_window_place (cur, w->_end, kind, size, alignment, error,
+                                                &p, &cur)))
+    {
+      if (iface)
+        p = (guintptr) (ds_scratchpad_iface_alloc) ((DsScratchpadIface *) self, kind, size,
+                                                    alignment, error);
+      else
+        p = (guintptr) (ds_scratchpad_alloc) ((DsScratchpad *) self, kind, size, alignment,
+                                              error);
+      cur = w->_cur;
+    }
+
+  w->_cur = cur;
+
+  return (gpointer) p;
+}
+
+/* The bump of the C calls. A NULL @self (a programmer error, refused by
+ * the exported function) reads and writes back a static blank head. */
 static inline gpointer
 _ds_scratchpad_alloc_inline (DsScratchpad  *self,
                              DsMemoryKind   kind,
@@ -244,21 +279,9 @@ _ds_scratchpad_alloc_inline (DsScratchpad  *self,
                              GError       **error)
 {
   static _DsScratchpadHead blank;
-  _DsScratchpadWindow *w = _DS_SCRATCHPAD_WINDOW (self != NULL ? (gpointer) self : (gpointer) &blank,
-                                                  kind);
-  guintptr cur = w->_cur;
-  guintptr p;
 
-  if (G_UNLIKELY (!_ds_scratchpad_window_place (cur, w->_end, kind, size, alignment, error,
-                                                &p, &cur)))
-    {
-      p = (guintptr) (ds_scratchpad_alloc) (self, kind, size, alignment, error);
-      cur = w->_cur;
-    }
-
-  w->_cur = cur;
-
-  return (gpointer) p;
+  return _ds_scratchpad_bump (self != NULL ? (gpointer) self : (gpointer) &blank, self, FALSE,
+                              kind, size, alignment, error);
 }
 
 static inline gpointer
@@ -330,8 +353,8 @@ _ds_scratchpad_iface_head (gconstpointer self)
   return _ds_scratchpad_iface_head_slow (self);
 }
 
-/* The C calls' bump (_ds_scratchpad_alloc_inline ()) in that head; the
- * exported function takes whatever does not fit, whatever @self is. */
+/* The bump in that head; the exported function of the interface takes
+ * whatever does not fit, whatever @self is. */
 static inline gpointer
 _ds_scratchpad_iface_alloc_inline (DsScratchpadIface  *self,
                                    DsMemoryKind        kind,
@@ -339,20 +362,8 @@ _ds_scratchpad_iface_alloc_inline (DsScratchpadIface  *self,
                                    gsize               alignment,
                                    GError            **error)
 {
-  _DsScratchpadWindow *w = _DS_SCRATCHPAD_WINDOW (_ds_scratchpad_iface_head (self), kind);
-  guintptr cur = w->_cur;
-  guintptr p;
-
-  if (G_UNLIKELY (!_ds_scratchpad_window_place (cur, w->_end, kind, size, alignment, error,
-                                                &p, &cur)))
-    {
-      p = (guintptr) (ds_scratchpad_iface_alloc) (self, kind, size, alignment, error);
-      cur = w->_cur;
-    }
-
-  w->_cur = cur;
-
-  return (gpointer) p;
+  return _ds_scratchpad_bump (_ds_scratchpad_iface_head (self), self, TRUE, kind, size, alignment,
+                              error);
 }
 
 # define ds_scratchpad_iface_alloc(self, kind, size, alignment, error) \
