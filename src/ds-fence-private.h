@@ -22,10 +22,7 @@
  *     release, so a block that keeps going to the host (pinned staging)
  *     costs an eighth of a check, and a stream whose blocks only it
  *     takes costs none, whatever other streams do. The first release of
- *     each stream is checked as well. Where the interval may grow
- *     (DS_POOL_CHECK_EVERY_MAX; off by default), it doubles while the
- *     driver makes a stream's queries wait (it serializes them across
- *     threads), and a quick query halves it again.
+ *     each stream is checked as well.
  *  5. A release batch (ds-fence-batch-private.h) gives every block of one
  *     scratchpad release back under one fence per stream, however many
  *     kinds and blocks it holds.
@@ -99,10 +96,6 @@ struct _DsStreamState
   guint     spare_cap;
   gboolean  warned;
   gint      skip_queries;  /* adaptive release policy (atomic) */
-  /* The lazy policy's interval for this stream, in releases (atomic;
-   * 0: the base interval). It grows while its queries wait for the
-   * driver (ds-fence.c, adapt_interval ()). */
-  guint     check_every;
 };
 
 /* A stream state lent by the calling thread's cache of them instead of
@@ -168,18 +161,6 @@ gboolean       ds_stream_state_demanded     (DsStreamState       *self);
 /* For tests: makes the fence clock (g_get_monotonic_time ()) call @func
  * instead (NULL: the real clock). */
 void           ds_fence_set_clock_for_testing (gint64          (*func) (void));
-/* For tests: makes the clock that times stream queries (nanoseconds; a
- * query that takes long makes its stream's checks rarer) call @func
- * instead (NULL: the real clock). */
-void           ds_fence_set_query_clock_for_testing (gint64    (*func) (void));
-/* Sets the lazy policy's check interval: every @every releases while a
- * stream's queries are quick, up to @every_max while they wait (0: the
- * default, or DS_POOL_CHECK_EVERY and DS_POOL_CHECK_EVERY_MAX). For tests
- * and benchmarks, before any stream is checked or between runs. */
-void           ds_fence_set_check_intervals (guint64 every,
-                                             guint64 every_max);
-/* The lazy policy's current interval for @self, in releases. */
-guint64        ds_stream_state_get_check_interval (DsStreamState *self);
 
 /* Whether the fence @seq of @self is known complete; makes no CUDA call. */
 static inline gboolean

@@ -22,28 +22,8 @@
  * whose blocks others want (lazy policy). */
 #define CHECK_EVERY       8
 
-/* The driver serializes cuStreamQuery across threads: on the H200's host
- * one takes about 0.3 us alone and 3.6-4.6 us each with 8 threads asking
- * (bench-threads' cuStreamQuery row). Where the interval may grow
- * (check_every_max above check_every), a query that took longer than
- * QUERY_CONTENDED_NS doubles its stream's interval, up to
- * check_every_max; one quicker than QUERY_QUICK_NS halves it, down to
- * check_every. One thread alone keeps the base interval, and with it the
- * pools' memory; threads that queue for the driver would ask it less
- * often, for a few more blocks pending per stream. Not measured on a GPU
- * yet, so off by default: DS_POOL_CHECK_EVERY_MAX=32 turns it on for
- * bench-threads (HACKING.md). */
-#define CHECK_EVERY_MAX      CHECK_EVERY
-#define QUERY_CONTENDED_NS   1500
-#define QUERY_QUICK_NS       700
-
-/* CHECK_EVERY and CHECK_EVERY_MAX, or for benchmarks DS_POOL_CHECK_EVERY
- * and DS_POOL_CHECK_EVERY_MAX (1..4096; the first alone fixes the
- * interval), or a test's (ds_fence_set_check_intervals ()). */
+/* CHECK_EVERY, or DS_POOL_CHECK_EVERY (1..4096) for benchmarks. */
 static guint64 check_every = CHECK_EVERY;
-static guint64 check_every_max = CHECK_EVERY_MAX;
-static guint64 env_check_every = CHECK_EVERY;
-static guint64 env_check_every_max = CHECK_EVERY_MAX;
 
 typedef struct
 {
@@ -73,7 +53,6 @@ policies_init (void)
       const char *release = g_getenv ("DS_POOL_RELEASE");
       const char *cross = g_getenv ("DS_POOL_CROSS_STREAM");
       const char *every = g_getenv ("DS_POOL_CHECK_EVERY");
-      const char *every_max = g_getenv ("DS_POOL_CHECK_EVERY_MAX");
 
       if (g_strcmp0 (release, "query-idle") == 0)
         release_policy = DS_FENCE_RELEASE_QUERY_IDLE;
@@ -89,22 +68,10 @@ policies_init (void)
           guint64 n = g_ascii_strtoull (every, NULL, 10);
 
           if (n >= 1 && n <= 4096)
-            env_check_every = env_check_every_max = n;
+            check_every = n;
           else
             g_warning ("DS_POOL_CHECK_EVERY=%s is not a number from 1 to 4096", every);
         }
-      if (every_max != NULL)
-        {
-          guint64 n = g_ascii_strtoull (every_max, NULL, 10);
-
-          if (n >= env_check_every && n <= 4096)
-            env_check_every_max = n;
-          else
-            g_warning ("DS_POOL_CHECK_EVERY_MAX=%s is not a number from %" G_GUINT64_FORMAT
-                       " to 4096", every_max, env_check_every);
-        }
-      check_every = env_check_every;
-      check_every_max = env_check_every_max;
 
       if (g_strcmp0 (cross, "wait") == 0)
         cross_stream_policy = DS_FENCE_CROSS_STREAM_WAIT;
@@ -122,15 +89,6 @@ ds_fence_set_policies (DsFenceReleasePolicy     release,
   policies_init ();
   release_policy = release;
   cross_stream_policy = cross_stream;
-}
-
-void
-ds_fence_set_check_intervals (guint64 every,
-                              guint64 every_max)
-{
-  policies_init ();
-  check_every = every != 0 ? every : env_check_every;
-  check_every_max = MAX (check_every, every_max != 0 ? every_max : env_check_every_max);
 }
 
 void
@@ -618,67 +576,6 @@ ds_stream_state_demanded (DsStreamState *self)
   return FALSE;
 }
 
-/* The lazy policy's interval for @ss, in releases. */
-static inline guint64
-interval_of (DsStreamState *ss)
-{
-  guint64 every = __atomic_load_n (&ss->check_every, __ATOMIC_RELAXED);
-
-  return CLAMP (every, check_every, check_every_max);
-}
-
-static gint64
-monotonic_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
-}
-
-/* The clock that times queries, in nanoseconds: monotonic_ns (), or a
- * test's. */
-static gint64 (*query_clock_func) (void) = monotonic_ns;
-
-void
-ds_fence_set_query_clock_for_testing (gint64 (*func) (void))
-{
-  __atomic_store_n (&query_clock_func, func != NULL ? func : monotonic_ns, __ATOMIC_RELAXED);
-}
-
-static inline gint64
-query_clock (void)
-{
-  gint64 (*func) (void) = __atomic_load_n (&query_clock_func, __ATOMIC_RELAXED);
-
-  return func ();
-}
-
-guint64
-ds_stream_state_get_check_interval (DsStreamState *self)
-{
-  policies_init ();
-  return interval_of (self);
-}
-
-/* After a query of @ss's stream that took @ns nanoseconds: its interval
- * grows while the driver makes queries wait, and shrinks back once they
- * are quick (see QUERY_CONTENDED_NS). Only a checking thread writes it;
- * a lost update only delays the change by one check. */
-static void
-adapt_interval (DsStreamState *ss,
-                gint64         ns)
-{
-  guint64 now = interval_of (ss), next = now;
-
-  if (ns > QUERY_CONTENDED_NS && now < check_every_max)
-    next = MIN (now * 2, check_every_max);
-  else if (ns < QUERY_QUICK_NS && now > check_every)
-    next = MAX (now / 2, check_every);
-  if (next != now)
-    __atomic_store_n (&ss->check_every, (guint) next, __ATOMIC_RELAXED);
-}
-
 /* Whether the release policy says to check the stream at the release
  * @seq, and whether to ask it (query) before recording an event. @forced:
  * for the caller even if nobody else wants the stream's blocks. */
@@ -698,7 +595,7 @@ wants_check (DsStreamState *ss,
        * which others can reuse once its work is done. ss->checked is read
        * without the lock: a stale value only moves a check by one release. */
       return seq == 1 ||
-             (seq - __atomic_load_n (&ss->checked, __ATOMIC_RELAXED) >= interval_of (ss) &&
+             (seq - __atomic_load_n (&ss->checked, __ATOMIC_RELAXED) >= check_every &&
               (forced || ds_stream_state_demanded (ss)));
     case DS_FENCE_RELEASE_QUERY_IDLE:
       return TRUE;
@@ -804,12 +701,7 @@ check_if_due (DsStreamState       *self,
    * there. */
   if (query)
     {
-      gboolean adapts = check_every_max > check_every;
-      gint64 start = adapts ? query_clock () : 0;
       DsCudaStatus status = ds_cuda_stream_query_contextless (order->stream);
-
-      if (adapts)
-        adapt_interval (self, query_clock () - start);
 
       if (status != DS_CUDA_FAILED)
         {

@@ -157,8 +157,6 @@ void
 ds_test_pool_reset_policies (void)
 {
   ds_fence_set_policies (DS_FENCE_RELEASE_RECORD, DS_FENCE_CROSS_STREAM_QUERY);
-  ds_fence_set_query_clock_for_testing (NULL);
-  ds_fence_set_check_intervals (0, 0);
 }
 
 /* The arena fixture ---------------------------------------------------------- */

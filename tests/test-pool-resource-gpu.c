@@ -259,18 +259,6 @@ fake_clock (void)
   return fake_now;
 }
 
-/* The query clock of the tests that count queries: each query takes
- * fake_query_ns (it is read before and after). Quick ones keep a
- * stream's check interval at 8 releases, whatever the machine (a real
- * query under compute-sanitizer can take long enough to lengthen it). */
-static gint64 fake_query_now, fake_query_ns = 100;
-
-static gint64
-fake_query_clock (void)
-{
-  return fake_query_now += fake_query_ns / 2;
-}
-
 /* Replaces @f's pool with one made now, on the fake clock: release
  * threshold 1 MiB, idle timeout 1 s. */
 static void
@@ -544,8 +532,6 @@ test_cuda_lazy_host_reuse (void)
 
   DS_TEST_REQUIRE_CUDA ();
   ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
-  fake_query_ns = 100;
-  ds_fence_set_query_clock_for_testing (fake_query_clock);
 
   up = ds_pinned_memory_resource_new ();
   pool = ds_pool_resource_new (up);
@@ -970,26 +956,16 @@ queries_over_trips (Fixture *f,
   return ds_test_pool_stats (f->pool).event_queries - before;
 }
 
-/* Whether requests from elsewhere want the blocks of @f's stream now;
- * its check interval in *@interval (may be NULL). */
+/* Whether requests from elsewhere want the blocks of @f's stream now. */
 static gboolean
-stream_state_read (Fixture *f,
-                   guint64 *interval)
+stream_demand (Fixture *f)
 {
   DsStreamLoan loan;
   DsStreamState *ss = ds_stream_state_borrow (&f->order, &loan);
   gboolean demand = g_atomic_int_get (&ss->demand);
 
-  if (interval != NULL)
-    *interval = ds_stream_state_get_check_interval (ss);
   ds_stream_state_end_loan (ss, &loan);
   return demand;
-}
-
-static gboolean
-stream_demand (Fixture *f)
-{
-  return stream_state_read (f, NULL);
 }
 
 static void
@@ -1011,8 +987,6 @@ test_cuda_lazy_cross_demand_fades (Fixture       *f,
 
   DS_TEST_REQUIRE_CUDA ();
   ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
-  fake_query_ns = 100;
-  ds_fence_set_query_clock_for_testing (fake_query_clock);
   fake_clock_pool (f);
   ds_fence_set_clock_for_testing (fake_clock);
   DS_TEST_CUDA_CHECK (cudaStreamCreateWithFlags (&other, cudaStreamNonBlocking));
@@ -1078,95 +1052,6 @@ test_cuda_lazy_cross_demand_fades (Fixture       *f,
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (f->stream));
   ds_pool_set_clock_for_testing (NULL);
   ds_test_pool_assert_within_bound (f->pool);
-  ds_test_pool_reset_policies ();
-}
-
-/* The check interval of @f's stream now. */
-static guint64
-stream_interval (Fixture *f)
-{
-  guint64 interval;
-
-  stream_state_read (f, &interval);
-  return interval;
-}
-
-static void
-test_cuda_lazy_contended_interval (Fixture       *f,
-                                   gconstpointer  user_data)
-{
-  g_autoptr(GError) error = NULL;
-  gpointer h;
-  guint64 queries, slow_queries, held_quick, held_slow;
-  guint i;
-
-  g_test_summary ("While a stream's queries wait for the driver (threads "
-                  "asking at once), its releases are checked every 16, then "
-                  "32 releases instead of 8; once its queries are quick "
-                  "again, every 8th again; the blocks it gives back meanwhile "
-                  "are reused as before");
-
-  DS_TEST_REQUIRE_CUDA ();
-  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
-  ds_fence_set_check_intervals (8, 32);
-  ds_fence_set_query_clock_for_testing (fake_query_clock);
-  fake_query_ns = 100;
-  fake_clock_pool (f);
-  ds_fence_set_clock_for_testing (fake_clock);
-
-  /* A host-order request wants the stream's blocks: its releases are
-   * checked from now on (the fence clock stands still, so that demand
-   * holds). */
-  same_stream_trip (f);
-  same_stream_trip (f);
-  h = ds_memory_resource_allocate (f->pool, 65536, 0, &error);
-  g_assert_no_error (error);
-  ds_memory_resource_deallocate (f->pool, h, 65536, 0);
-  g_assert_true (stream_demand (f));
-
-  /* Quick queries: every 8th release. */
-  queries = queries_over_trips (f, 256);
-  g_assert_cmpuint (queries, >=, 256 / 8 - 1);
-  g_assert_cmpuint (queries, <=, 256 / 8 + 1);
-  g_assert_cmpuint (stream_interval (f), ==, 8);
-  held_quick = ds_test_pool_stats (f->pool).bytes_held;
-
-  /* Queries of 5 us: 16, then 32 releases between checks, no more. */
-  fake_query_ns = 5000;
-  slow_queries = queries_over_trips (f, 256);
-  g_test_message ("256 releases: %" G_GUINT64_FORMAT " queries at 0.1 us, %" G_GUINT64_FORMAT
-                  " at 5 us", queries, slow_queries);
-  g_assert_cmpuint (stream_interval (f), ==, 32);
-  g_assert_cmpuint (slow_queries, >=, 256 / 32 - 1);
-  g_assert_cmpuint (slow_queries, <=, 256 / 32 + 3);
-  g_assert_cmpuint (queries_over_trips (f, 256), <=, 256 / 32 + 1);
-
-  /* The host still gets the stream's blocks, each once its fence is
-   * known complete: the pool holds a few more of them, not more than
-   * its bound allows. */
-  for (i = 0; i < 64; i++)
-    {
-      h = ds_memory_resource_allocate (f->pool, 65536, 0, &error);
-      g_assert_no_error (error);
-      ds_memory_resource_deallocate (f->pool, h, 65536, 0);
-      same_stream_trip (f);
-    }
-  held_slow = ds_test_pool_stats (f->pool).bytes_held;
-  g_test_message ("held %" G_GUINT64_FORMAT " B with quick queries, %" G_GUINT64_FORMAT
-                  " B with slow ones", held_quick, held_slow);
-  ds_test_pool_assert_within_bound (f->pool);
-
-  /* Quick again: back to every 8th release within two checks. */
-  fake_query_ns = 100;
-  queries_over_trips (f, 64);
-  g_assert_cmpuint (stream_interval (f), ==, 8);
-  queries = queries_over_trips (f, 256);
-  g_assert_cmpuint (queries, >=, 256 / 8 - 1);
-
-  ds_fence_set_clock_for_testing (NULL);
-  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (f->stream));
-  ds_pool_set_clock_for_testing (NULL);
-  ds_test_pool_reset_policies ();
 }
 
 static void
@@ -1227,7 +1112,6 @@ main (int    argc,
   ADD ("lazy/dead-streams", STREAM, test_cuda_lazy_dead_streams);
   ADD ("lazy/dead-streams-trim", STREAM, test_cuda_lazy_dead_streams_trim);
   ADD ("lazy/cross-demand-fades", STREAM, test_cuda_lazy_cross_demand_fades);
-  ADD ("lazy/contended-interval", STREAM, test_cuda_lazy_contended_interval);
   ADD ("legacy-stream", 0, test_cuda_legacy_stream);
   ADD ("cross-stream/query", 0, test_cuda_cross_stream_query);
   ADD ("cross-stream/wait", 0, test_cuda_cross_stream_wait);
