@@ -3,41 +3,46 @@
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * One arena per memory kind lives inside each DsScratchpad. Inside the
- * current block, allocation is a pointer bump (ds_arena_try_bump: no lock,
- * no CUDA call, no type check). When the block cannot fit a request, a new
- * block comes from the upstream resource: the first has the initial size,
- * each next one doubles up to the growth ceiling (max_block_size, or the
- * initial size if that is larger), and a larger request gets the smallest
- * doubled size that fits, or a block of its own size when that is above
- * the ceiling; the old block's tail is abandoned. ds_arena_release gives
- * every block back, newest first, with the size and alignment it was taken
- * with, exactly once, and leaves the arena empty and usable.
+ * One arena per memory kind lives inside each DsScratchpad; this is the
+ * one place where the allocation rule is written. A request goes at the
+ * cursor of the newest block, aligned up to its alignment (0 means 16),
+ * and takes its size rounded up to 16 (or the rest of the block):
+ * ds_arena_bump (), no lock, no CUDA call. When it does not fit, ds_arena_grow () takes a new block from the
+ * upstream (ds-growth-private.h says how large) and places the request in
+ * it by the same rule; the old block's tail is abandoned. Blocks are taken
+ * aligned to DS_ARENA_BLOCK_ALIGNMENT and the cursor is kept a multiple of
+ * 16 wherever there is room, so a request aligned to at most 16 starts at
+ * the cursor itself.
  *
- * A reused arena learns: after a release, its first block is the initial
- * size doubled (up to the ceiling) until it covers what recent units took
- * (the bytes handed out plus an eighth for padding, fading by a 32nd per
- * release, but at most twice their running average). So a scratchpad
- * released after each unit of work takes one block per kind per unit in
- * its steady state, not two or three: a pool round trip each saved.
- * With keep-blocks (ds-scratchpad.c), the arena keeps that block across
- * the release where that is safe, and saves the round trip too.
+ * ds_arena_release () gives every block back, newest first, through a
+ * release batch, with the size and alignment it was taken with, exactly
+ * once, and leaves the arena empty and usable; with keep, the newest
+ * block stays for the next unit of work where that is safe.
  *
- * The arena knows its upstream only through the DsMemoryResource
- * interface, and gives blocks back through a DsFenceBatch, which picks the
- * right way for each resource (ds-fence-private.h).
+ * The arena knows its upstream through DsUpstream (the DsMemoryResource
+ * interface) and release batches only.
  */
 
 #pragma once
 
 #include "ds-fence-batch-private.h"
-#include "ds-scratchpad.h"
+#include "ds-growth-private.h"
 
 G_BEGIN_DECLS
 
 /* Blocks are taken from upstream with this alignment, so any request
  * aligned to at most this much needs no padding at the start of a block. */
 #define DS_ARENA_BLOCK_ALIGNMENT ((gsize) 256)
+/* What an alignment of 0 means, and the granule of the cursor. */
+#define DS_ARENA_MIN_ALIGNMENT   ((gsize) 16)
+
+/* [cur, end) of the newest block; {0, 0} when the arena holds none.
+ * (Its layout is part of DsScratchpad's ABI: see ds-scratchpad-private.h.) */
+typedef struct
+{
+  guintptr cur;
+  guintptr end;
+} DsArenaWindow;
 
 typedef struct
 {
@@ -47,145 +52,123 @@ typedef struct
 
 typedef struct
 {
-  /* The bump window: [cur, end) of the newest block. It lives in the
-   * head of the scratchpad (ds-scratchpad.h: the inline bump), so the
-   * arena points to it. {0, 0} when the arena holds no block. */
-  _DsScratchpadWindow *window;
-
-  guint64       reserved;       /* bytes held from upstream */
+  DsArenaWindow *window;       /* where the bump goes (its owner keeps it) */
+  DsUpstream    upstream;      /* bound at the kind's first block */
+  guint64       reserved;      /* bytes held from upstream */
   /* Bytes the allocations took of the blocks before the newest, since
-   * the last release; the newest's are its cursor's way (see
-   * ds_arena_get_taken ()). */
+   * the last release (the newest's are its cursor's way). */
   guint64       taken;
-
-  /* The upstream's vtable and fenced deallocation (pools), looked up
-   * once: blocks are taken and given back straight through them (the
-   * arena validated the request already). */
-  DsMemoryResource                *iface_of;
-  const DsMemoryResourceInterface *iface;
-  DsFencedDeallocateFunc           fenced;
-
-  gsize         initial_size;
-  gsize         next_size;
-  /* What recent units of work took of this kind (see ds_arena_release):
-   * a reused scratchpad's first block covers the smaller of the maximum
-   * and twice the average. */
-  gsize         demand_max;     /* fading maximum */
-  gsize         demand_avg;     /* running average */
-  /* Blocks stop doubling at MAX (max_block_size, initial_size). */
-  gsize         max_block_size;
-
-  DsArenaBlock *blocks;          /* inline_blocks, or the heap past them */
+  DsGrowth      growth;
+  DsArenaBlock *blocks;        /* inline_blocks, or the heap past them */
   guint         n_blocks;
   guint         blocks_capacity;
-  /* 0, or 1 + the thread's demand memo this arena shares (see
-   * ds_arena_share_demand ()). */
-  guint         demand_memo;
-  /* Most units of work take a few blocks per kind: no heap for those. */
+  /* Most units of work take a block or two per kind: no heap for those. */
   DsArenaBlock  inline_blocks[2];
 } DsArena;
 
-/* Initializes @arena (new, or emptied with ds_arena_clear ()) to bump in
- * @window, with a first block of @initial_size bytes and the default
- * growth ceiling (DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE). */
-void     ds_arena_init    (DsArena              *arena,
-                           _DsScratchpadWindow  *window,
-                           gsize                 initial_size);
-void     ds_arena_clear   (DsArena              *arena);
+/* Sets up @arena, empty, to bump in @window, with a first block of
+ * @initial_size bytes and blocks that stop doubling at @max_block_size. */
+void     ds_arena_init          (DsArena           *arena,
+                                 DsArenaWindow     *window,
+                                 gsize              initial_size,
+                                 gsize              max_block_size);
+/* Frees what @arena holds of the heap; it must hold no block. */
+void     ds_arena_clear         (DsArena           *arena);
 
-/* Lets @arena share what it learns of its upstream with the other arenas
- * of this thread that draw from the same one: the first block of an arena
- * binds the upstream from the thread's memo @slot (< 4: the memory kind)
- * when the memo is of it, and each release leaves its demand there; an
- * arena that never released starts from that demand. Only for an
- * upstream that outlives every scratchpad (the default resources), or
- * address reuse could hand a new resource a dead one's vtable. */
-void     ds_arena_share_demand (DsArena       *arena,
-                                guint          slot);
-
-/* The cursor after an allocation that ends at @next in a window that ends
- * at @end: rounded up to 16, which the inline bump of ds-scratchpad.h
- * counts on to place a request aligned to at most 16 at the cursor
- * itself, and never past @end (a window whose end is not a multiple of
- * 16 is then full). */
-static inline guintptr
-ds_arena_cursor_after (guintptr next,
-                       guintptr end)
-{
-  guintptr rounded = (next + 15) & ~(guintptr) 15;
-
-  return rounded >= next && rounded <= end ? rounded : end;
-}
-
-/* The bump itself. @alignment must be a non-zero power of two and @size
- * non-zero; returns NULL when the current block cannot fit the request. */
+/* The allocation rule: the place of @size bytes aligned to @alignment (a
+ * power of two; 0 means 16) in the current block of the arena whose window
+ * is @w, advancing the cursor;
+ * NULL when it does not fit there, or for a size of 0 or an alignment
+ * that is not a power of two (ds_arena_check_request () says why). */
 static inline gpointer
-ds_arena_try_bump (DsArena *arena,
-                   gsize    size,
-                   gsize    alignment)
+ds_arena_bump (DsArenaWindow *w,
+               gsize          size,
+               gsize          alignment)
 {
-  _DsScratchpadWindow *w = arena->window;
-  guintptr p = (w->_cur + alignment - 1) & ~(guintptr) (alignment - 1);
+  gsize rounded = (size + DS_ARENA_MIN_ALIGNMENT - 1) & ~(DS_ARENA_MIN_ALIGNMENT - 1);
+  guintptr start = w->cur, room;
 
-  if (G_LIKELY (p >= w->_cur && p <= w->_end && size <= w->_end - p))
+  if (G_UNLIKELY ((alignment & (alignment - 1)) != 0))
+    return NULL;
+  if (G_UNLIKELY (alignment > DS_ARENA_MIN_ALIGNMENT))
     {
-      w->_cur = ds_arena_cursor_after (p + size, w->_end);
-      return (gpointer) p;
+      start = (w->cur + alignment - 1) & ~(guintptr) (alignment - 1);
+      /* Wraps only past the end of the address space. */
+      if (start < w->cur || start > w->end)
+        return NULL;
     }
+  /* A size of 0 wraps to the largest value: it never fits. */
+  room = w->end - start;
+  if (G_UNLIKELY (size - 1 >= room))
+    return NULL;
 
-  return NULL;
+  /* The size rounded up to 16, or the rest of the block (an end that is
+   * not a multiple of 16: nothing fits after it). */
+  w->cur = start + (rounded - 1 < room ? rounded : room);
+  return (gpointer) start;
 }
+
+/* Checks a request as the rule takes it: DS_ERROR_INVALID_ARGUMENT for an
+ * alignment that is not a power of two or a size that overflows once
+ * padded. On success *@alignment is the alignment in effect (0 -> 16). */
+gboolean ds_arena_check_request (gsize              size,
+                                 gsize             *alignment,
+                                 GError           **error);
+
+/* Whether @arena draws from an upstream yet. */
+static inline gboolean
+ds_arena_is_bound (const DsArena *arena)
+{
+  return arena->upstream.resource != NULL;
+}
+
+/* Draws @arena's blocks from @resource (checked: see ds_upstream_bind ()),
+ * or from @upstream, bound already (a default resource: shared in the
+ * thread's memo @slot, see ds_growth_share ()). */
+gboolean ds_arena_bind          (DsArena           *arena,
+                                 DsMemoryResource  *resource,
+                                 GError           **error);
+void     ds_arena_bind_default  (DsArena           *arena,
+                                 const DsUpstream  *upstream,
+                                 guint              slot);
+
+/* Takes a new block (in @order when the upstream is stream-ordered and
+ * @order is a device order; NULL: host order) and places the request,
+ * checked already, in it. On failure the arena is unchanged. */
+gpointer ds_arena_grow          (DsArena             *arena,
+                                 gsize                size,
+                                 gsize                alignment,
+                                 const DsAccessOrder *order,
+                                 GError             **error);
 
 /* What the allocations since the last release took of the blocks: each
- * its size rounded up to 16 (ds-scratchpad.h), and the padding before
- * it; not the tail of a block given up for a new one. 0 exactly when
- * nothing was allocated (every allocation moves a cursor). */
+ * its size rounded up to 16 and the padding before it, not the tail of a
+ * block given up for a new one; 0 exactly when nothing was allocated. */
 static inline guint64
 ds_arena_get_taken (const DsArena *arena)
 {
   if (arena->n_blocks == 0)
     return 0;
 
-  return arena->taken + (arena->window->_cur -
-                         (guintptr) arena->blocks[arena->n_blocks - 1].ptr);
+  return arena->taken + (arena->window->cur - (guintptr) arena->blocks[arena->n_blocks - 1].ptr);
 }
 
-/* The size of the next block for a request of @size bytes aligned to
- * @alignment, or 0 if it cannot be represented. */
-gsize    ds_arena_next_block_size (const DsArena *arena,
-                                   gsize          size,
-                                   gsize          alignment);
-
-/* Takes a new block from @upstream (in @order when the upstream is
- * stream-ordered and @order is a device order; NULL for host order) and
- * allocates from it. @size and @alignment are validated already. On
- * failure the arena is unchanged. */
-gpointer ds_arena_grow    (DsArena              *arena,
-                           DsMemoryResource     *upstream,
-                           const DsAccessOrder  *order,
-                           gsize                 size,
-                           gsize                 alignment,
-                           GError              **error);
-
-/* Gives every block back to @upstream in @order (NULL: host order),
- * newest first, through @batch, and empties the arena. With @keep, the
- * newest block stays instead, as the arena's current (empty) block, if
- * it suits the next unit of work (it covers the first block that unit
- * would take, and is at most twice that); the caller keeps only where
- * the block is taken again in the order it is given back in. Returns
- * FALSE with @error set if blocks could not be given back safely (they
- * are then leaked, never reused early); the arena has no allocations
- * either way. */
-gboolean ds_arena_release (DsArena              *arena,
-                           DsMemoryResource     *upstream,
-                           const DsAccessOrder  *order,
-                           DsFenceBatch         *batch,
-                           gboolean              keep,
-                           GError              **error);
+/* Gives every block back in @order (NULL: host order), newest first,
+ * through @batch, and empties the arena. With @keep, the newest block
+ * stays instead, as the arena's current (empty) block, if it suits the
+ * next unit of work; the caller keeps only where the block is taken again
+ * in the order it is given back in. FALSE with @error set if blocks could
+ * not be given back safely (they are then held back, never reused
+ * early); the arena has no allocations either way. */
+gboolean ds_arena_release       (DsArena             *arena,
+                                 DsFenceBatch        *batch,
+                                 const DsAccessOrder *order,
+                                 gboolean             keep,
+                                 GError             **error);
 
 /* Empties the arena without giving anything back: for blocks that cannot
- * be returned safely (their device is gone), leaking beats reuse while
- * queued work may still touch them. */
-void     ds_arena_abandon (DsArena              *arena);
+ * be returned safely (their device is gone), holding them beats reuse
+ * while queued work may still touch them. */
+void     ds_arena_abandon       (DsArena             *arena);
 
 G_END_DECLS

@@ -1,4 +1,4 @@
-/* ds-block.c
+/* ds-block.c: one scratch allocation, as bindings see it
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -9,7 +9,7 @@
 #include "ds-block.h"
 #include "ds-access-order-private.h"
 #include "ds-error.h"
-#include "ds-scratchpad-private.h"
+#include "ds-block-private.h"
 
 /**
  * DsBlock:
@@ -37,6 +37,7 @@ struct _DsBlock
 {
   gatomicrefcount  ref_count;
   DsScratchpad    *scratchpad;
+  DsBlockSource   *source;      /* the scratchpad's */
   gpointer         ptr;
   gsize            size;
   DsMemoryKind     kind;
@@ -44,59 +45,27 @@ struct _DsBlock
   gboolean         export;      /* counted in the scratchpad's exports */
 };
 
-static DsBlock *
-block_new (DsScratchpad *scratchpad,
-           gpointer      ptr,
-           gsize         size,
-           DsMemoryKind  kind)
+DsBlock *
+ds_block_new (DsScratchpad  *scratchpad,
+              DsBlockSource *source,
+              gpointer       ptr,
+              gsize          size,
+              DsMemoryKind   kind)
 {
   DsBlock *block = g_new0 (DsBlock, 1);
 
   g_atomic_ref_count_init (&block->ref_count);
   block->scratchpad = g_object_ref (scratchpad);
+  block->source = source;
   block->ptr = ptr;
   block->size = size;
   block->kind = kind;
-  block->generation = ds_scratchpad_get_generation (scratchpad);
+  block->generation = source->generation;
 
   return block;
 }
 
 G_DEFINE_BOXED_TYPE (DsBlock, ds_block, ds_block_ref, ds_block_unref)
-
-/**
- * ds_scratchpad_alloc_block: (rename-to ds_scratchpad_alloc)
- * @self: a #DsScratchpad
- * @kind: the kind of memory
- * @size: the number of bytes
- * @alignment: a power of two, or 0 for 16
- * @error: return location for a #GError
- *
- * Allocates like [method@Ds.Scratchpad.alloc] and wraps the memory in a
- * [struct@Ds.Block], which is how bindings allocate (`sp.alloc(kind, size,
- * alignment)` in Python and JavaScript).
- *
- * Returns: (transfer full) (nullable): a new #DsBlock, `NULL` for size 0 or
- *   with @error set
- */
-DsBlock *
-ds_scratchpad_alloc_block (DsScratchpad  *self,
-                           DsMemoryKind   kind,
-                           gsize          size,
-                           gsize          alignment,
-                           GError       **error)
-{
-  gpointer ptr;
-
-  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  ptr = ds_scratchpad_alloc (self, kind, size, alignment, error);
-  if (ptr == NULL)
-    return NULL;
-
-  return block_new (self, ptr, size, kind);
-}
 
 /**
  * ds_block_ref:
@@ -130,7 +99,7 @@ ds_block_unref (DsBlock *self)
   if (g_atomic_ref_count_dec (&self->ref_count))
     {
       if (self->export)
-        ds_scratchpad_add_exports (self->scratchpad, -1);
+        g_atomic_int_add (&self->source->n_exports, -1);
       g_object_unref (self->scratchpad);
       g_free (self);
     }
@@ -170,7 +139,7 @@ ds_block_get_pointer (DsBlock *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
 
-  if (G_UNLIKELY (self->generation != ds_scratchpad_get_generation (self->scratchpad)))
+  if (G_UNLIKELY (self->generation != self->source->generation))
     return NULL;
   return self->ptr;
 }
@@ -254,7 +223,7 @@ ds_block_is_valid (DsBlock *self)
 {
   g_return_val_if_fail (self != NULL, FALSE);
 
-  return self->generation == ds_scratchpad_get_generation (self->scratchpad);
+  return self->generation == self->source->generation;
 }
 
 static gboolean
@@ -289,7 +258,7 @@ sync_for_host_access (DsBlock  *self,
   if (self->kind == DS_MEMORY_KIND_HOST)
     return TRUE;
 
-  return ds_access_order_synchronize (ds_scratchpad_get_work_order (self->scratchpad), error);
+  return ds_access_order_synchronize (self->source->order, error);
 }
 
 /* Copies to or from device memory in the scratchpad's device order, and
@@ -301,7 +270,7 @@ device_copy (DsBlock        *self,
              gsize           length,
              GError        **error)
 {
-  return ds_access_order_memcpy (ds_scratchpad_get_work_order (self->scratchpad),
+  return ds_access_order_memcpy (self->source->order,
                                dst, src, length, TRUE, error);
 }
 
@@ -451,7 +420,7 @@ ds_block_fill (DsBlock  *self,
 
   if (self->kind == DS_MEMORY_KIND_DEVICE)
     {
-      return ds_access_order_memset (ds_scratchpad_get_work_order (self->scratchpad),
+      return ds_access_order_memset (self->source->order,
                                    self->ptr, value, self->size, FALSE, error);
     }
 
@@ -498,9 +467,9 @@ ds_block_export (DsBlock  *self,
   if (!check_range (self, 0, self->size, error))
     return NULL;
 
-  export = block_new (self->scratchpad, self->ptr, self->size, self->kind);
+  export = ds_block_new (self->scratchpad, self->source, self->ptr, self->size, self->kind);
   export->export = TRUE;
-  ds_scratchpad_add_exports (self->scratchpad, 1);
+  g_atomic_int_add (&self->source->n_exports, 1);
 
   return export;
 }
@@ -519,127 +488,4 @@ ds_block_is_export (DsBlock *self)
   g_return_val_if_fail (self != NULL, FALSE);
 
   return self->export;
-}
-
-/* --- Uploads that return blocks ------------------------------------------ */
-
-static void
-block_unref_nullable (gpointer block)
-{
-  if (block != NULL)
-    ds_block_unref (block);
-}
-
-/**
- * ds_scratchpad_to_device_block: (rename-to ds_scratchpad_to_device)
- * @self: a #DsScratchpad
- * @data: (array length=size) (element-type guint8) (nullable): host data
- *   to upload
- * @size: the number of bytes
- * @alignment: a power of two, or 0 for 16
- * @error: return location for a #GError
- *
- * [method@Ds.Scratchpad.to_device] returning a device [struct@Ds.Block]
- * (DALI's `ToGPU`); in Python and JavaScript this is `sp.to_device(data,
- * alignment)`. The copy is queued in the device order, as there.
- *
- * Returns: (transfer full) (nullable): a device block holding a copy of
- *   @data, `NULL` for size 0, or `NULL` with @error set
- */
-DsBlock *
-ds_scratchpad_to_device_block (DsScratchpad  *self,
-                               const guint8  *data,
-                               gsize          size,
-                               gsize          alignment,
-                               GError       **error)
-{
-  gpointer device;
-
-  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
-  g_return_val_if_fail (data != NULL || size == 0, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  if (size == 0)
-    return NULL;
-
-  device = ds_scratchpad_to_device (self, data, size, alignment, error);
-  if (device == NULL)
-    return NULL;
-
-  return block_new (self, device, size, DS_MEMORY_KIND_DEVICE);
-}
-
-/**
- * ds_scratchpad_to_contiguous_device_block: (rename-to ds_scratchpad_to_contiguous_device)
- * @self: a #DsScratchpad
- * @arrays: (array length=n_arrays): the host arrays
- * @n_arrays: the number of arrays
- * @alignment: the alignment of each array in the device block (a power of
- *   two, or 0 for 16)
- * @blocks: (out) (optional) (transfer container) (element-type DsBlock):
- *   one device block per array, inside the returned one (`NULL` for an
- *   empty array); the array unrefs them when freed
- * @error: return location for a #GError
- *
- * [method@Ds.Scratchpad.to_contiguous_device] for bindings (DALI's
- * `ToContiguousGPU`): packs @arrays into one device block with a single
- * copy, queued in the device order. In Python this is
- * `block, blocks = sp.to_contiguous_device(arrays, alignment)`.
- *
- * Returns: (transfer full) (nullable): the device block holding every
- *   array, `NULL` if all are empty, or `NULL` with @error set
- */
-DsBlock *
-ds_scratchpad_to_contiguous_device_block (DsScratchpad  *self,
-                                          GBytes       **arrays,
-                                          guint          n_arrays,
-                                          gsize          alignment,
-                                          GPtrArray    **blocks,
-                                          GError       **error)
-{
-  g_autofree gconstpointer *data = NULL;
-  g_autofree gsize *sizes = NULL;
-  g_autofree gpointer *device_ptrs = NULL;
-  GError *local_error = NULL;
-  guint8 *device;
-  gsize total = 0;
-
-  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
-  g_return_val_if_fail (n_arrays == 0 || arrays != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  if (blocks != NULL)
-    *blocks = NULL;
-
-  data = g_new0 (gconstpointer, MAX (n_arrays, 1));
-  sizes = g_new0 (gsize, MAX (n_arrays, 1));
-  device_ptrs = g_new0 (gpointer, MAX (n_arrays, 1));
-  for (guint i = 0; i < n_arrays; i++)
-    {
-      g_return_val_if_fail (arrays[i] != NULL, NULL);
-      data[i] = g_bytes_get_data (arrays[i], &sizes[i]);
-    }
-
-  device = ds_scratchpad_to_contiguous_device (self, n_arrays, data, sizes, alignment,
-                                               device_ptrs, &local_error);
-  if (local_error != NULL)
-    {
-      g_propagate_error (error, local_error);
-      return NULL;
-    }
-
-  for (guint i = 0; i < n_arrays; i++)
-    if (sizes[i] > 0)
-      total = MAX (total, (gsize) ((guint8 *) device_ptrs[i] - device) + sizes[i]);
-
-  if (blocks != NULL)
-    {
-      *blocks = g_ptr_array_new_full (n_arrays, block_unref_nullable);
-      for (guint i = 0; i < n_arrays; i++)
-        g_ptr_array_add (*blocks, sizes[i] > 0 ?
-                                  block_new (self, device_ptrs[i], sizes[i], DS_MEMORY_KIND_DEVICE) :
-                                  NULL);
-    }
-
-  return device != NULL ? block_new (self, device, total, DS_MEMORY_KIND_DEVICE) : NULL;
 }

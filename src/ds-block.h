@@ -67,22 +67,6 @@ DsBlock      *ds_block_export            (DsBlock      *self,
 DS_AVAILABLE_IN_ALL
 gboolean      ds_block_is_export         (DsBlock      *self);
 
-/* Bindable twins of the scratchpad's upload helpers (DALI's ToGPU and
- * ToContiguousGPU), returning blocks. */
-DS_AVAILABLE_IN_ALL
-DsBlock      *ds_scratchpad_to_device_block (DsScratchpad  *self,
-                                             const guint8  *data,
-                                             gsize          size,
-                                             gsize          alignment,
-                                             GError       **error) G_GNUC_WARN_UNUSED_RESULT;
-DS_AVAILABLE_IN_ALL
-DsBlock      *ds_scratchpad_to_contiguous_device_block (DsScratchpad  *self,
-                                                        GBytes       **arrays,
-                                                        guint          n_arrays,
-                                                        gsize          alignment,
-                                                        GPtrArray    **blocks,
-                                                        GError       **error) G_GNUC_WARN_UNUSED_RESULT;
-
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DsBlock, ds_block_unref)
 
 G_END_DECLS

@@ -45,11 +45,10 @@ ds_cuda_clear_error (void)
 {
 }
 
-void
-ds_cuda_log_error (const GError *error)
+gboolean
+ds_cuda_is_unloading (void)
 {
-  if (error != NULL)
-    g_warning ("%s", error->message);
+  return FALSE;
 }
 
 gint

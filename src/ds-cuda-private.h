@@ -68,10 +68,10 @@ guint64  ds_cuda_get_n_driver_calls  (void);
  * answer, not a problem). */
 void     ds_cuda_clear_error         (void);
 
-/* Logs @error, a CUDA failure on a path that cannot report it (a
- * deallocation, a release): at debug level when the runtime is unloading
- * at process exit, as a warning otherwise. */
-void     ds_cuda_log_error           (const GError *error);
+/* Whether a CUDA call failed because the runtime is unloading (at process
+ * exit): failures on paths that cannot report them are then not worth a
+ * warning. */
+gboolean ds_cuda_is_unloading        (void);
 
 /* Devices, contexts, streams --------------------------------------------------- */
 

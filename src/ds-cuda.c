@@ -154,6 +154,17 @@ ds_cuda_get_device_count (void)
   return cuda.device_count;
 }
 
+/* Set once a call failed because the runtime is unloading (at process
+ * exit): from then on failures are expected, not worth a warning. */
+static gint cuda_unloading;
+
+static inline void
+note_result (cudaError_t result)
+{
+  if (G_UNLIKELY (result == cudaErrorCudartUnloading))
+    g_atomic_int_set (&cuda_unloading, TRUE);
+}
+
 static DsError
 error_code_for (cudaError_t result)
 {
@@ -183,6 +194,7 @@ ds_cuda_set_error (GError      **error,
   /* Clear the runtime's last error so that a non-sticky failure does not
    * show up again in an unrelated cudaGetLastError (). */
   (void) cudaGetLastError ();
+  note_result (result);
 
   g_set_error (error, DS_ERROR, error_code_for (result),
                "%s failed: %s (%s)", call,
@@ -195,6 +207,7 @@ log_failure (cudaError_t  result,
              const char  *call)
 {
   (void) cudaGetLastError ();
+  note_result (result);
 
   if (result == cudaErrorCudartUnloading)
     g_debug ("%s at process exit: %s", call, cudaGetErrorName (result));
@@ -203,15 +216,10 @@ log_failure (cudaError_t  result,
                cudaGetErrorName (result), cudaGetErrorString (result));
 }
 
-void
-ds_cuda_log_error (const GError *error)
+gboolean
+ds_cuda_is_unloading (void)
 {
-  if (error == NULL)
-    return;
-  if (strstr (error->message, "cudaErrorCudartUnloading") != NULL)
-    g_debug ("At process exit: %s", error->message);
-  else
-    g_warning ("%s", error->message);
+  return g_atomic_int_get (&cuda_unloading);
 }
 
 guint64

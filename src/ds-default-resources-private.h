@@ -10,7 +10,7 @@
 
 #pragma once
 
-#include "ds-memory-resource.h"
+#include "ds-upstream-private.h"
 
 G_BEGIN_DECLS
 
@@ -23,14 +23,15 @@ DsMemoryResource *ds_default_resource_new        (DsMemoryKind   kind,
                                                   gpointer       context,
                                                   GError       **error);
 
-/* The default for a scratchpad's device order: of @kind for @device in
- * the driver context @context (that of the order's stream; the primary one
- * of @device and NULL mean the same), whatever the calling thread has
- * current. Remembers per thread and kind the last answer, so a lifecycle
- * that needs the same default again takes no lock and makes no CUDA call;
- * set_default () invalidates it. *@self_scoped: the resource is one ds
- * created, which enters its device and context by itself. */
-DsMemoryResource *ds_default_resource_get_cached (DsMemoryKind   kind,
+/* The default for a scratchpad's device order, bound: of @kind for @device
+ * in the driver context @context (that of the order's stream; the primary
+ * one of @device and NULL mean the same), whatever the calling thread has
+ * current. Remembers per thread and kind the last answer (valid until the
+ * thread's next call), so a lifecycle that needs the same default again
+ * takes no lock and makes no CUDA call; set_default () invalidates it.
+ * *@self_scoped: the resource is one ds created, which enters its device
+ * and context by itself. */
+const DsUpstream *ds_default_resource_get_cached (DsMemoryKind   kind,
                                                   gint           device,
                                                   gpointer       context,
                                                   gboolean      *self_scoped,

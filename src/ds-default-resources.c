@@ -40,6 +40,7 @@ typedef struct
 {
   DsMemoryResource *resource;      /* one reference */
   gboolean          self_scoped;   /* created by ds: enters its own context */
+  DsUpstream        upstream;      /* @resource bound, at its first lookup */
 } RegistryEntry;
 
 static void
@@ -171,17 +172,32 @@ ds_default_resource_new (DsMemoryKind   kind,
 
   return ds_pool_resource_new_for_device (upstream, device, context);
 }
+/* A new entry of the registry for @resource; takes its reference. */
+static RegistryEntry *
+registry_entry_new (DsMemoryResource *resource,
+                    gboolean          self_scoped)
+{
+  RegistryEntry *entry = g_new0 (RegistryEntry, 1);
+
+  entry->resource = resource;
+  entry->self_scoped = self_scoped;
+  return entry;
+}
+
 /* The default of @kind for (@device, @context), created if there is none
- * yet. *@self_scoped: it is one ds created. */
-static DsMemoryResource *
+ * yet, into *@upstream (bound: a resource set as the default that lacks
+ * what it needs is refused here). *@self_scoped: it is one ds created. */
+static gboolean
 lookup (DsMemoryKind   kind,
         gint           device,
         gpointer       context,
+        DsUpstream    *upstream,
         gboolean      *self_scoped,
         GError       **error)
 {
   RegistryKey key = { kind, device, context };
   RegistryEntry *entry;
+  gboolean ok = FALSE;
 
   g_mutex_lock (&registry_lock);
   registry_ensure ();
@@ -195,20 +211,21 @@ lookup (DsMemoryKind   kind,
           g_debug ("Created the default %s resource for device %d: %s",
                    ds_memory_kind_get_nick (kind), device,
                    G_OBJECT_TYPE_NAME (resource));
-          entry = g_new (RegistryEntry, 1);
-          entry->resource = resource;
-          entry->self_scoped = TRUE;
+          entry = registry_entry_new (resource, TRUE);
           g_hash_table_insert (registry, g_memdup2 (&key, sizeof key), entry);
         }
     }
+  if (entry != NULL &&
+      (entry->upstream.resource != NULL ||
+       ds_upstream_bind (&entry->upstream, entry->resource, error)))
+    {
+      *upstream = entry->upstream;
+      *self_scoped = entry->self_scoped;
+      ok = TRUE;
+    }
   g_mutex_unlock (&registry_lock);
 
-  if (entry == NULL)
-    return NULL;
-  if (self_scoped != NULL)
-    *self_scoped = entry->self_scoped;
-
-  return entry->resource;
+  return ok;
 }
 
 /**
@@ -238,6 +255,9 @@ ds_memory_resource_get_default (DsMemoryKind   kind,
                                 gint           device,
                                 GError       **error)
 {
+  DsUpstream upstream;
+  gboolean self_scoped;
+
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!ds_memory_check_kind (kind, error))
@@ -248,10 +268,11 @@ ds_memory_resource_get_default (DsMemoryKind   kind,
                    "Device %d does not exist", device);
       return NULL;
     }
-  if (!resolve_device (kind, &device, error))
+  if (!resolve_device (kind, &device, error) ||
+      !lookup (kind, device, registry_context_for (kind, device), &upstream, &self_scoped, error))
     return NULL;
 
-  return lookup (kind, device, registry_context_for (kind, device), NULL, error);
+  return upstream.resource;
 }
 
 /**
@@ -306,13 +327,8 @@ ds_memory_resource_set_default (DsMemoryKind      kind,
       g_hash_table_remove (registry, &key);
     }
   if (resource != NULL)
-    {
-      RegistryEntry *entry = g_new (RegistryEntry, 1);
-
-      entry->resource = g_object_ref (resource);
-      entry->self_scoped = FALSE;
-      g_hash_table_insert (registry, g_memdup2 (&key, sizeof key), entry);
-    }
+    g_hash_table_insert (registry, g_memdup2 (&key, sizeof key),
+                         registry_entry_new (g_object_ref (resource), FALSE));
   g_atomic_int_inc (&registry_epoch);
   g_mutex_unlock (&registry_lock);
 }
@@ -382,11 +398,11 @@ ds_memory_resource_forget_context (gpointer context)
 
 typedef struct
 {
-  gint              epoch;
-  gint              device;
-  gpointer          context;
-  DsMemoryResource *resource;   /* no reference: the registry keeps it alive */
-  gboolean          self_scoped;
+  gint        epoch;
+  gint        device;
+  gpointer    context;
+  DsUpstream  upstream;      /* the registry keeps its resource alive */
+  gboolean    self_scoped;
 } DefaultCacheEntry;
 
 /* initial-exec: libds is loaded at start-up (not dlopen()ed late), and
@@ -394,7 +410,7 @@ typedef struct
 static __thread DefaultCacheEntry default_cache[DS_N_MEMORY_KINDS]
   __attribute__ ((tls_model ("initial-exec")));
 
-DsMemoryResource *
+const DsUpstream *
 ds_default_resource_get_cached (DsMemoryKind   kind,
                                 gint           device,
                                 gpointer       context,
@@ -403,41 +419,45 @@ ds_default_resource_get_cached (DsMemoryKind   kind,
 {
   DefaultCacheEntry *entry = &default_cache[kind];
   gint epoch = g_atomic_int_get (&registry_epoch);
-  DsMemoryResource *resource;
+  DsUpstream upstream;
   gboolean scoped = FALSE;
-  gpointer key_context;
+  gpointer key_context = NULL;
 
   if (G_LIKELY (entry->epoch == epoch && entry->device == device &&
                 entry->context == context && device >= 0))
     {
       *self_scoped = entry->self_scoped;
-      return entry->resource;
+      return &entry->upstream;
     }
 
   if (kind == DS_MEMORY_KIND_HOST)
     {
-      resource = lookup (kind, 0, NULL, &scoped, error);
+      device = 0;
+    }
+  else if (device < 0)
+    {
+      /* No device known: the current one, as get_default () takes it. */
+      if (!resolve_device (kind, &device, error))
+        return NULL;
+      key_context = registry_context_for (kind, device);
     }
   else
     {
-      if (device < 0)
-        return ds_memory_resource_get_default (kind, device, error);
       if (!resolve_device (kind, &device, error))
         return NULL;
       /* The primary context of a device and "not known" share an entry. */
-      key_context = context == ds_cuda_get_primary_context (device) ? NULL : context;
-      resource = lookup (kind, device, key_context, &scoped, error);
+      if (context != ds_cuda_get_primary_context (device))
+        key_context = context;
     }
+  if (!lookup (kind, device, key_context, &upstream, &scoped, error))
+    return NULL;
 
-  if (resource != NULL)
-    {
-      entry->epoch = epoch;
-      entry->device = device;
-      entry->context = context;
-      entry->resource = resource;
-      entry->self_scoped = scoped;
-      *self_scoped = scoped;
-    }
+  entry->epoch = epoch;
+  entry->device = device;
+  entry->context = context;
+  entry->upstream = upstream;
+  entry->self_scoped = scoped;
+  *self_scoped = scoped;
 
-  return resource;
+  return &entry->upstream;
 }

@@ -8,49 +8,13 @@
 
 #include "ds-fence-batch-private.h"
 
-#define MAX_FENCED_TYPES 4
-
-static struct
-{
-  GType                  type;
-  DsFencedDeallocateFunc func;
-} fenced_types[MAX_FENCED_TYPES];
-static guint n_fenced_types;   /* atomic */
-
-void
-ds_fence_register_resource_type (GType                  type,
-                                 DsFencedDeallocateFunc func)
-{
-  static GMutex lock;
-  guint n;
-
-  g_mutex_lock (&lock);
-  n = g_atomic_int_get (&n_fenced_types);
-  g_return_if_fail (n < MAX_FENCED_TYPES);
-  fenced_types[n].type = type;
-  fenced_types[n].func = func;
-  g_atomic_int_set (&n_fenced_types, n + 1);
-  g_mutex_unlock (&lock);
-}
-
-DsFencedDeallocateFunc
-ds_fence_lookup_fenced_func (DsMemoryResource *resource)
-{
-  GType type = G_TYPE_FROM_INSTANCE (resource);
-  guint n = g_atomic_int_get (&n_fenced_types);
-
-  for (guint i = 0; i < n; i++)
-    if (fenced_types[i].type == type)
-      return fenced_types[i].func;
-
-  return NULL;
-}
-
 void
 ds_fence_batch_init (DsFenceBatch *batch)
 {
   batch->n_fences = 0;
   batch->n_drained = 0;
+  batch->error = NULL;
+  batch->n_held_back = 0;
 }
 
 guint64
@@ -89,63 +53,75 @@ ds_fence_batch_get_fence (DsFenceBatch         *batch,
   return seq;
 }
 
-/* Whether @order's stream has been drained already in this batch, and if
- * not, drains it. */
+/* Whether @order's stream was drained in this batch already. */
 static gboolean
-batch_drain (DsFenceBatch         *batch,
-             const DsAccessOrder  *order,
-             GError              **error)
+drained (DsFenceBatch        *batch,
+         const DsAccessOrder *order)
 {
   for (guint i = 0; i < batch->n_drained; i++)
     if (ds_access_order_equal (&batch->drained[i], order))
       return TRUE;
 
-  if (!ds_access_order_synchronize (order, error))
-    return FALSE;
-
-  if (batch->n_drained < G_N_ELEMENTS (batch->drained))
-    batch->drained[batch->n_drained++] = *order;
-
-  return TRUE;
+  return FALSE;
 }
 
-gboolean
-ds_fence_batch_deallocate (DsFenceBatch         *batch,
-                           DsMemoryResource     *resource,
-                           gpointer              ptr,
-                           gsize                 size,
-                           gsize                 alignment,
-                           const DsAccessOrder  *order,
-                           GError              **error)
+void
+ds_fence_batch_give_back (DsFenceBatch        *batch,
+                          const DsUpstream    *upstream,
+                          gpointer             ptr,
+                          gsize                size,
+                          gsize                alignment,
+                          const DsAccessOrder *order)
 {
-  DsMemoryResourceInterface *iface;
-  DsFencedDeallocateFunc fenced;
-  gboolean device_order = order != NULL && order->type == DS_ACCESS_ORDER_TYPE_DEVICE;
+  GError *error = NULL;
 
-  if (ptr == NULL)
-    return TRUE;
+  if (order != NULL && order->type != DS_ACCESS_ORDER_TYPE_DEVICE)
+    order = NULL;
 
-  fenced = ds_fence_lookup_fenced_func (resource);
-  if (fenced != NULL)
+  if (upstream->fenced != NULL)
     {
-      fenced (resource, ptr, size, alignment, device_order ? order : NULL, batch);
-      return TRUE;
+      upstream->fenced->deallocate_fenced ((DsFencedResource *) upstream->resource, ptr, size,
+                                           alignment, order, batch);
+      return;
     }
 
-  iface = DS_MEMORY_RESOURCE_GET_IFACE (resource);
-  if (device_order && iface->deallocate_async != NULL)
+  if (order == NULL || (upstream->iface->deallocate_async == NULL && drained (batch, order)))
     {
-      iface->deallocate_async (resource, ptr, size, alignment, order);
-      return TRUE;
+      upstream->iface->deallocate (upstream->resource, ptr, size, alignment);
+      return;
     }
 
-  /* Not stream-ordered (or host order): the block goes back at once, so a
-   * device order must have drained first. */
-  if (device_order && !batch_drain (batch, order, error))
-    return FALSE;
+  /* Stream-ordered, or the first block of this stream: the resource's
+   * own way in an order (which drains the stream for one that is not
+   * stream-ordered). */
+  if (ds_memory_resource_deallocate_async (upstream->resource, ptr, size, alignment, order,
+                                           &error))
+    {
+      if (upstream->iface->deallocate_async == NULL &&
+          batch->n_drained < G_N_ELEMENTS (batch->drained))
+        batch->drained[batch->n_drained++] = *order;
+      return;
+    }
 
-  iface->deallocate (resource, ptr, size, alignment);
-  return TRUE;
+  batch->n_held_back++;
+  if (batch->error == NULL)
+    batch->error = error;
+  else
+    g_error_free (error);
+}
+
+guint
+ds_fence_batch_take_error (DsFenceBatch  *batch,
+                           GError       **error)
+{
+  guint n = batch->n_held_back;
+
+  if (batch->error != NULL)
+    g_propagate_error (error, batch->error);
+  batch->error = NULL;
+  batch->n_held_back = 0;
+
+  return n;
 }
 
 void
@@ -155,4 +131,6 @@ ds_fence_batch_finish (DsFenceBatch *batch)
     ds_stream_state_end_loan (batch->fences[i].stream, &batch->fences[i].loan);
   batch->n_fences = 0;
   batch->n_drained = 0;
+  g_clear_error (&batch->error);
+  batch->n_held_back = 0;
 }

@@ -95,7 +95,6 @@ struct _DsStreamState
   guint     n_spares;
   guint     spare_cap;
   gboolean  warned;
-  gint      skip_queries;  /* adaptive release policy (atomic) */
 };
 
 /* A stream state lent by the calling thread's cache of them instead of
@@ -158,10 +157,6 @@ ds_stream_state_note_demand (DsStreamState *self)
  * checks only, so that a stream nobody wants makes no clock call). */
 gboolean       ds_stream_state_demanded     (DsStreamState       *self);
 
-/* For tests: makes the fence clock (g_get_monotonic_time ()) call @func
- * instead (NULL: the real clock). */
-void           ds_fence_set_clock_for_testing (gint64          (*func) (void));
-
 /* Whether the fence @seq of @self is known complete; makes no CUDA call. */
 static inline gboolean
 ds_stream_state_known_complete (DsStreamState *self,
@@ -181,14 +176,14 @@ ds_stream_state_is_fenced (DsStreamState *self,
 
 /* Marks the end, in @order's stream (that of @self), of the work that may
  * use blocks given back now: returns the seq of this release, their
- * fence, or DS_FENCE_LOST. Checks the stream (or records an event) as the
- * release policy says; under the lazy policy only while the stream's
- * blocks are in demand (ds_stream_state_demanded ()). */
+ * fence, or DS_FENCE_LOST. Checks the stream (a query; an event if it is
+ * busy) at its first release and, while the stream's blocks are in demand
+ * (ds_stream_state_demanded ()), at every 8th. */
 guint64        ds_stream_state_record       (DsStreamState       *self,
                                              const DsAccessOrder *order,
                                              DsFenceCounters     *counters);
-/* Checks the stream for a release already numbered (@seq), if the policy
- * says it is due, demand or not: for a pool that must give idle blocks
+/* Checks the stream for a release already numbered (@seq), if a check is
+ * due, demand or not: for a pool that must give idle blocks
  * back upstream and has to know them complete first. */
 guint64        ds_stream_state_check        (DsStreamState       *self,
                                              guint64              seq,
@@ -235,43 +230,9 @@ void           ds_stream_state_forget_context (gpointer           context);
  * back in its order and not reused yet); drops those nobody uses. */
 guint          ds_stream_state_count        (void);
 
-/* Policies -------------------------------------------------------------------- */
-
-typedef enum
-{
-  /* The default: no CUDA call at a release unless others want the
-   * stream's blocks (lately: see ds_stream_state_note_demand ()); then
-   * every 8th release on it queries it (records an event only if it is
-   * busy). The first release of a stream is checked so too. */
-  DS_FENCE_RELEASE_LAZY,
-  /* Every release on a stream records one event (DALI's behaviour). */
-  DS_FENCE_RELEASE_RECORD,
-  /* Every release queries the stream first: when it is idle, the blocks
-   * are reusable at once and no event is recorded; otherwise record one. */
-  DS_FENCE_RELEASE_QUERY_IDLE,
-  /* Like QUERY_IDLE while the stream is found idle; after a release that
-   * found it busy, the next 7 releases on that stream record at once
-   * without asking. */
-  DS_FENCE_RELEASE_ADAPTIVE,
-} DsFenceReleasePolicy;
-
-typedef enum
-{
-  /* A request in stream S takes a block released in stream T only once
-   * T's fence has completed (cudaEventQuery, no waiting). */
-  DS_FENCE_CROSS_STREAM_QUERY,
-  /* A request in stream S may take a block released in stream T whose
-   * fence has not completed: S is made to wait for its event
-   * (cudaStreamWaitEvent). Host-order requests always query. */
-  DS_FENCE_CROSS_STREAM_WAIT,
-} DsFenceCrossStreamPolicy;
-
-/* The defaults come from measurement (see ds-fence.c); DS_POOL_RELEASE
- * (lazy, record, query-idle, adaptive) and DS_POOL_CROSS_STREAM (query,
- * wait) in the environment override them, as does this. */
-void           ds_fence_set_policies        (DsFenceReleasePolicy      release,
-                                             DsFenceCrossStreamPolicy  cross_stream);
-void           ds_fence_get_policies        (DsFenceReleasePolicy     *release,
-                                             DsFenceCrossStreamPolicy *cross_stream);
+/* For tests: checks every @releases-th release of each stream, whether
+ * or not others want its blocks (0: the default, every 8th while they
+ * do). */
+void           ds_fence_set_check_every_for_testing (guint releases);
 
 G_END_DECLS

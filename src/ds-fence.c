@@ -13,17 +13,17 @@
 #include "config.h"
 
 #include "ds-fence-private.h"
+#include "ds-clock-private.h"
 #include "ds-error.h"
 
 /* A stream's fences are checked for completion (to reuse their events)
  * once this many are outstanding. */
 #define RECYCLE_FENCES_AT 4
-/* A stream is checked at every CHECK_EVERY-th release for a resource
- * whose blocks others want (lazy policy). */
+/* While others want a stream's blocks, every CHECK_EVERY-th release on it
+ * is checked: a block that keeps going to the host (pinned staging) costs
+ * an eighth of a query, and a stream whose blocks only it takes costs
+ * none. */
 #define CHECK_EVERY       8
-
-/* CHECK_EVERY, or DS_POOL_CHECK_EVERY (1..4096) for benchmarks. */
-static guint64 check_every = CHECK_EVERY;
 
 typedef struct
 {
@@ -31,75 +31,13 @@ typedef struct
   guint64  seq;
 } Fence;
 
-/* LAZY: a block taken again by the stream that gave it back needs no CUDA
- * call at all, and a stream whose blocks go to the host or other streams
- * costs an eighth of a query per release (CHECK_EVERY; one driver call,
- * when the stream is explicit and idle; bench-pool compares the four
- * policies; ADAPTIVE, the previous default, cost 1 query per release).
- * QUERY for cross-stream reuse: WAIT measured 0.89-0.93x with a 4-byte
- * memset but 1.22x with a full 4 MiB memset (H200). */
-static DsFenceReleasePolicy release_policy = DS_FENCE_RELEASE_LAZY;
-static DsFenceCrossStreamPolicy cross_stream_policy = DS_FENCE_CROSS_STREAM_QUERY;
-static gsize policies_initialized;
-
-
-/* Policies ---------------------------------------------------------------- */
-
-static void
-policies_init (void)
-{
-  if (g_once_init_enter (&policies_initialized))
-    {
-      const char *release = g_getenv ("DS_POOL_RELEASE");
-      const char *cross = g_getenv ("DS_POOL_CROSS_STREAM");
-      const char *every = g_getenv ("DS_POOL_CHECK_EVERY");
-
-      if (g_strcmp0 (release, "query-idle") == 0)
-        release_policy = DS_FENCE_RELEASE_QUERY_IDLE;
-      else if (g_strcmp0 (release, "record") == 0)
-        release_policy = DS_FENCE_RELEASE_RECORD;
-      else if (g_strcmp0 (release, "adaptive") == 0)
-        release_policy = DS_FENCE_RELEASE_ADAPTIVE;
-      else if (release != NULL && g_strcmp0 (release, "lazy") != 0)
-        g_warning ("DS_POOL_RELEASE=%s is not one of lazy, record, query-idle, adaptive", release);
-
-      if (every != NULL)
-        {
-          guint64 n = g_ascii_strtoull (every, NULL, 10);
-
-          if (n >= 1 && n <= 4096)
-            check_every = n;
-          else
-            g_warning ("DS_POOL_CHECK_EVERY=%s is not a number from 1 to 4096", every);
-        }
-
-      if (g_strcmp0 (cross, "wait") == 0)
-        cross_stream_policy = DS_FENCE_CROSS_STREAM_WAIT;
-      else if (cross != NULL && g_strcmp0 (cross, "query") != 0)
-        g_warning ("DS_POOL_CROSS_STREAM=%s is not one of query, wait", cross);
-
-      g_once_init_leave (&policies_initialized, 1);
-    }
-}
+/* CHECK_EVERY; tests set 1 (every release checked, wanted or not). */
+static guint check_every = CHECK_EVERY;
 
 void
-ds_fence_set_policies (DsFenceReleasePolicy     release,
-                       DsFenceCrossStreamPolicy cross_stream)
+ds_fence_set_check_every_for_testing (guint releases)
 {
-  policies_init ();
-  release_policy = release;
-  cross_stream_policy = cross_stream;
-}
-
-void
-ds_fence_get_policies (DsFenceReleasePolicy     *release,
-                       DsFenceCrossStreamPolicy *cross_stream)
-{
-  policies_init ();
-  if (release != NULL)
-    *release = release_policy;
-  if (cross_stream != NULL)
-    *cross_stream = cross_stream_policy;
+  __atomic_store_n (&check_every, releases != 0 ? releases : CHECK_EVERY, __ATOMIC_RELAXED);
 }
 
 static inline Fence *
@@ -117,7 +55,7 @@ stream_state_warn (DsStreamState *ss,
 {
   if (error == NULL)
     return;
-  if (strstr (error->message, "cudaErrorCudartUnloading") == NULL && !ss->warned)
+  if (!ds_cuda_is_unloading () && !ss->warned)
     {
       ss->warned = TRUE;
       g_warning ("%s; blocks released on this stream are held back", error->message);
@@ -188,16 +126,11 @@ ds_stream_state_clear_fences (DsStreamState *self,
   self->n_spares = 0;
 }
 
-static void
+static inline void
 mark_completed (DsStreamState *ss,
                 guint64        seq)
 {
-  guint64 done = __atomic_load_n (&ss->completed, __ATOMIC_RELAXED);
-
-  while (seq > done &&
-         !__atomic_compare_exchange_n (&ss->completed, &done, seq, TRUE,
-                                       __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-    ;
+  ds_atomic_raise (&ss->completed, seq);
 }
 
 /* Marks the @n oldest fences completed and keeps their events. */
@@ -527,24 +460,6 @@ take_event_locked (DsStreamState   *ss,
   return event;
 }
 
-/* The fence clock: g_get_monotonic_time (), or a test's. */
-static gint64 (*fence_clock_func) (void) = g_get_monotonic_time;
-
-void
-ds_fence_set_clock_for_testing (gint64 (*func) (void))
-{
-  __atomic_store_n (&fence_clock_func, func != NULL ? func : g_get_monotonic_time,
-                    __ATOMIC_RELAXED);
-}
-
-static inline gint64
-fence_clock (void)
-{
-  gint64 (*func) (void) = __atomic_load_n (&fence_clock_func, __ATOMIC_RELAXED);
-
-  return func ();
-}
-
 /* Called by the stream's releases when a check is due (every 8th one
  * while the demand holds), so the clock is read only then. A request that
  * sets demand_seen just after it was read here (the demand being held
@@ -558,7 +473,7 @@ ds_stream_state_demanded (DsStreamState *self)
   if (G_LIKELY (!g_atomic_int_get (&self->demand)))
     return FALSE;
 
-  now = fence_clock ();
+  now = ds_clock_now ();
   if (g_atomic_int_get (&self->demand_seen))
     {
       g_atomic_int_set (&self->demand_seen, FALSE);
@@ -576,43 +491,29 @@ ds_stream_state_demanded (DsStreamState *self)
   return FALSE;
 }
 
-/* Whether the release policy says to check the stream at the release
- * @seq, and whether to ask it (query) before recording an event. @forced:
- * for the caller even if nobody else wants the stream's blocks. */
+/* Whether the stream is checked at the release @seq: the first release
+ * of a stream (a stream made for one unit of work and destroyed after it
+ * then leaves fenced blocks, which others can reuse once its work is
+ * done), and every CHECK_EVERY-th one while others want its blocks (or,
+ * @forced, for a pool that must know them complete). ss->checked is read
+ * without the lock: a stale value only moves a check by one release. */
 static gboolean
 wants_check (DsStreamState *ss,
              guint64        seq,
-             gboolean       forced,
-             gboolean      *query)
+             gboolean       forced)
 {
-  *query = TRUE;
+  guint every = __atomic_load_n (&check_every, __ATOMIC_RELAXED);
 
-  switch (release_policy)
-    {
-    case DS_FENCE_RELEASE_LAZY:
-      /* The first release of a stream is checked too: a stream made for
-       * one unit of work and destroyed after it then leaves fenced blocks,
-       * which others can reuse once its work is done. ss->checked is read
-       * without the lock: a stale value only moves a check by one release. */
-      return seq == 1 ||
-             (seq - __atomic_load_n (&ss->checked, __ATOMIC_RELAXED) >= check_every &&
-              (forced || ds_stream_state_demanded (ss)));
-    case DS_FENCE_RELEASE_QUERY_IDLE:
-      return TRUE;
-    case DS_FENCE_RELEASE_ADAPTIVE:
-      *query = g_atomic_int_get (&ss->skip_queries) <= 0 ||
-               g_atomic_int_add (&ss->skip_queries, -1) <= 0;
-      return TRUE;
-    case DS_FENCE_RELEASE_RECORD:
-    default:
-      *query = FALSE;
-      return TRUE;
-    }
+  if (seq == 1)
+    return TRUE;
+  if (seq - __atomic_load_n (&ss->checked, __ATOMIC_RELAXED) < every)
+    return FALSE;
+
+  return forced || every != CHECK_EVERY || ds_stream_state_demanded (ss);
 }
 
 /* What a query of @ss's stream at the release @seq answered: TRUE when
- * it was idle (every release so far has completed, marked so); FALSE when
- * busy (the adaptive policy then skips a few) or failed. */
+ * it was idle (every release so far has completed, marked so). */
 static gboolean
 note_query (DsStreamState   *ss,
             guint64          seq,
@@ -620,16 +521,12 @@ note_query (DsStreamState   *ss,
             DsFenceCounters *counters)
 {
   counters->event_queries++;
-  if (status == DS_CUDA_DONE)
-    {
-      __atomic_store_n (&ss->checked, seq, __ATOMIC_RELAXED);
-      mark_completed (ss, seq);
-      return TRUE;
-    }
-  if (status == DS_CUDA_PENDING && release_policy == DS_FENCE_RELEASE_ADAPTIVE)
-    g_atomic_int_set (&ss->skip_queries, 7);
+  if (status != DS_CUDA_DONE)
+    return FALSE;
 
-  return FALSE;
+  __atomic_store_n (&ss->checked, seq, __ATOMIC_RELAXED);
+  mark_completed (ss, seq);
+  return TRUE;
 }
 
 /* Checks @order's stream at the release @seq: idle, every release so far
@@ -673,7 +570,7 @@ check_stream (DsStreamState   *ss,
   return recorded;
 }
 
-/* Checks the release @seq now if the policy says so (see wants_check ()). */
+/* Checks the release @seq now if it is due (see wants_check ()). */
 static guint64
 check_if_due (DsStreamState       *self,
               guint64              seq,
@@ -682,7 +579,7 @@ check_if_due (DsStreamState       *self,
               DsFenceCounters     *counters)
 {
   DsCudaScope scope;
-  gboolean query;
+  gboolean query = TRUE;
 
   /* Without a device nothing can have been queued. */
   if (G_UNLIKELY (!ds_cuda_ensure_available (NULL)))
@@ -691,25 +588,23 @@ check_if_due (DsStreamState       *self,
       return seq;
     }
 
-  policies_init ();
-  if (!wants_check (self, seq, forced, &query))
+  if (!wants_check (self, seq, forced))
     return seq;
 
   /* An explicit stream is asked without entering its scope: an idle one
    * (the steady state) costs the query alone, not a context check too.
    * A busy one enters, for its event; a failed query is asked again
    * there. */
-  if (query)
-    {
-      DsCudaStatus status = ds_cuda_stream_query_contextless (order->stream);
+  {
+    DsCudaStatus status = ds_cuda_stream_query_contextless (order->stream);
 
-      if (status != DS_CUDA_FAILED)
-        {
-          if (note_query (self, seq, status, counters))
-            return seq;
-          query = FALSE;
-        }
-    }
+    if (status != DS_CUDA_FAILED)
+      {
+        if (note_query (self, seq, status, counters))
+          return seq;
+        query = FALSE;
+      }
+  }
 
   if (!ds_access_order_enter (order, &scope, NULL))
     {

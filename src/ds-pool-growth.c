@@ -25,8 +25,8 @@
  * first, until the threshold holds). Blocks whose fence is known or
  * found complete (a query, no wait) go first; blocks whose fence has an
  * event still running stay (their stream is busy). Blocks given back on
- * a stream without an event (the lazy policy: a stream that takes its
- * own blocks back never needs one) are found complete by checking the
+ * a stream without an event (a stream that takes its own blocks back
+ * never needs one) are found complete by checking the
  * stream the block just given back came on, which is alive then. Those
  * left by a stream nobody gives back on any more (most often a stream
  * since destroyed: its handle must not be used) go too once they have
@@ -42,19 +42,16 @@
 #include "config.h"
 
 #include "ds-pool-resource-private.h"
+#include "ds-clock-private.h"
 #include "ds-error.h"
 
 /* Raises the recorded peak to @demand if it is higher. */
-void
-ds_pool_update_peak (DsPoolResource *self,
-                     gint64          demand)
+static inline void
+raise_peak (DsPoolResource *self,
+            gint64          demand)
 {
-  gint64 peak = __atomic_load_n (&self->peak, __ATOMIC_RELAXED);
-
-  while (demand > peak &&
-         !__atomic_compare_exchange_n (&self->peak, &peak, demand, TRUE,
-                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-    ;
+  if (demand > 0)
+    ds_atomic_raise (&self->peak, (guint64) demand);
 }
 
 gint64
@@ -80,7 +77,7 @@ ds_pool_observe_demand (DsPoolResource *self,
 {
   gint64 total = ds_pool_total_demand (self);
 
-  ds_pool_update_peak (self, total);
+  raise_peak (self, total);
   if (total >= shard->demand)
     shard->demand_mark = shard->demand;
   else
@@ -121,27 +118,90 @@ pool_capture_context (DsPoolResource *self)
 
   self->device = current;
   self->context = ds_cuda_get_current_context ();
-  /* Read without the lock by ds_pool_resource_get_binding (). */
+  /* Read without the lock by the binding (get_binding ()). */
   __atomic_store_n (&self->have_context, TRUE, __ATOMIC_RELEASE);
 }
 
+/* Gives back upstream what @e collected, after waiting for the fences of
+ * its blocks; returns the bytes freed. Called with grow_lock held. */
+static guint64
+give_back_victims (DsPoolResource *self,
+                   DsPoolEviction *e)
+{
+  GPtrArray *unfenced = NULL;
+  guint64 freed = e->taken;
+  DsCudaScope scope;
+  gboolean scoped = ds_pool_enter_scope (self, &scope);
+
+  /* Releases with no event to wait for: one device-wide wait covers all
+   * of a device's streams, rather than one per stream. */
+  for (guint i = 0; i < e->victims->len; i++)
+    {
+      DsPoolVictim *v = &g_array_index (e->victims, DsPoolVictim, i);
+
+      if (v->ss != NULL && v->seq != DS_FENCE_LOST &&
+          !ds_stream_state_known_complete (v->ss, v->seq) &&
+          !ds_stream_state_is_fenced (v->ss, v->seq))
+        {
+          if (unfenced == NULL)
+            unfenced = g_ptr_array_new ();
+          g_ptr_array_add (unfenced, v->ss);
+        }
+    }
+  if (unfenced != NULL)
+    {
+      ds_stream_state_drain ((DsStreamState **) unfenced->pdata, unfenced->len,
+                             &self->grow_cuda);
+      g_ptr_array_free (unfenced, TRUE);
+    }
+
+  for (guint i = 0; i < e->victims->len; i++)
+    {
+      DsPoolVictim *v = &g_array_index (e->victims, DsPoolVictim, i);
+      DsPoolBlock *b = v->block;
+      gpointer ptr = b->ptr;
+      gsize up_size = b->up_size, up_align = b->up_align;
+      gboolean done = v->ss == NULL || ds_stream_state_wait (v->ss, v->seq, &self->grow_cuda);
+
+      if (v->ss != NULL)
+        ds_stream_state_unref (v->ss);
+      /* Out of the registry first: once upstream has the block back,
+       * another thread may get the same address from it and register it
+       * (upstream allocations take no pool lock). */
+      ds_pool_registry_remove (self->registry, b);
+      if (!done)
+        {
+          /* Its work may never finish: hold it back for good. */
+          freed -= up_size;
+          continue;
+        }
+      ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
+      self->held -= up_size;
+      self->upstream_deallocations++;
+    }
+
+  if (scoped)
+    ds_cuda_scope_leave (&scope);
+
+  return freed;
+}
+
 /* Gives cached blocks cached in epoch @max_stamp or before back upstream
- * until @need bytes are freed (largest classes, oldest blocks first):
- * first those known reusable, then, as @mode allows, those whose fence
- * has completed by now, then the rest, waiting for their fences. Called
- * with grow_lock held. Returns the bytes freed. */
+ * until @need bytes are freed: first those known reusable, then, as
+ * @mode allows, those whose fence has completed by now, then the rest,
+ * waiting for their fences. Called with grow_lock held. */
 static guint64
 evict_locked (DsPoolResource  *self,
               guint64          need,
               DsPoolEvictMode  mode,
               guint            max_stamp)
 {
-  GArray *victims = g_array_new (FALSE, FALSE, sizeof (DsPoolVictim));
+  DsPoolEviction e = { need, 0, DS_POOL_EVICT_READY, max_stamp, &self->grow_cuda, NULL };
   guint64 freed = 0;
-  guint i;
 
-  for (DsPoolEvictMode pass = DS_POOL_EVICT_READY; pass <= mode && freed < need; pass++)
-    for (i = 0; i <= self->shard_mask && freed < need; i++)
+  e.victims = g_array_new (FALSE, FALSE, sizeof (DsPoolVictim));
+  for (; e.mode <= mode && e.taken < need; e.mode++)
+    for (guint i = 0; i <= self->shard_mask && e.taken < need; i++)
       {
         DsPoolShard *shard = self->shards[i];
 
@@ -149,99 +209,23 @@ evict_locked (DsPoolResource  *self,
           continue;
 
         ds_pool_shard_lock (shard);
-        freed += ds_pool_shard_evict_locked (shard, need - freed, pass, max_stamp,
-                                             &self->grow_cuda, victims);
+        ds_pool_eviction_collect (&e, shard);
         ds_pool_shard_unlock (shard);
       }
 
-  if (victims->len > 0)
-    {
-      DsCudaScope scope;
-      gboolean scoped = ds_pool_enter_scope (self, &scope);
-      gpointer ptr;
-      gsize up_size, up_align;
-      GPtrArray *unfenced = NULL;
-
-      /* Releases with no event to wait for: one device-wide wait covers
-       * all of a device's streams, rather than one per stream. */
-      for (i = 0; i < victims->len; i++)
-        {
-          DsPoolVictim *v = &g_array_index (victims, DsPoolVictim, i);
-
-          if (v->ss != NULL && v->seq != DS_FENCE_LOST &&
-              !ds_stream_state_known_complete (v->ss, v->seq) &&
-              !ds_stream_state_is_fenced (v->ss, v->seq))
-            {
-              if (unfenced == NULL)
-                unfenced = g_ptr_array_new ();
-              g_ptr_array_add (unfenced, v->ss);
-            }
-        }
-      if (unfenced != NULL)
-        {
-          ds_stream_state_drain ((DsStreamState **) unfenced->pdata, unfenced->len,
-                                 &self->grow_cuda);
-          g_ptr_array_free (unfenced, TRUE);
-        }
-
-      for (i = 0; i < victims->len; i++)
-        {
-          DsPoolVictim *v = &g_array_index (victims, DsPoolVictim, i);
-
-          if (v->ss != NULL && !ds_stream_state_wait (v->ss, v->seq, &self->grow_cuda))
-            {
-              /* Its work may never finish: hold it back for good. */
-              freed -= v->class_bytes;
-              ds_stream_state_unref (v->ss);
-              ds_pool_registry_remove (self->registry, v->block);
-              continue;
-            }
-          ds_stream_state_unref (v->ss);
-
-          /* Out of the registry first: once upstream has the block back,
-           * another thread may get the same address from it and register
-           * it (upstream allocations take no pool lock). */
-          ptr = v->block->ptr;
-          up_size = v->block->up_size;
-          up_align = v->block->up_align;
-          ds_pool_registry_remove (self->registry, v->block);
-          ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
-          self->held -= v->class_bytes;
-          self->upstream_deallocations++;
-        }
-
-      if (scoped)
-        ds_cuda_scope_leave (&scope);
-    }
-  g_array_free (victims, TRUE);
+  if (e.victims->len > 0)
+    freed = give_back_victims (self, &e);
+  g_array_free (e.victims, TRUE);
 
   return freed;
 }
 
-/* Gives cached blocks back upstream until @need bytes are freed (largest
- * classes, oldest blocks first): first those known reusable, then, as
- * @mode allows, those whose fence has completed by now, then the rest,
- * waiting for their fences. Called with grow_lock held. Returns the bytes
- * freed. */
 guint64
 ds_pool_evict_locked (DsPoolResource  *self,
                       guint64          need,
                       DsPoolEvictMode  mode)
 {
   return evict_locked (self, need, mode, G_MAXUINT);
-}
-
-static gpointer
-upstream_alloc (DsPoolResource       *self,
-                gsize                 size,
-                gsize                 alignment,
-                const DsAccessOrder  *order,
-                GError              **error)
-{
-  if (self->upstream_async && order != NULL)
-    return ds_memory_resource_allocate_async (self->upstream, size, alignment, order, error);
-
-  return ds_memory_resource_allocate (self->upstream, size, alignment, error);
 }
 
 void
@@ -267,14 +251,10 @@ ds_pool_add_counters (DsPoolShard           *shard,
  * (host order: the host waits). Called with grow_lock held. */
 static DsPoolBlock *
 take_pending_locked (DsPoolResource      *self,
-                     guint                ac,
-                     guint                cls,
-                     gsize                class_bytes,
-                     gsize                size,
-                     gsize                alignment,
-                     guint                home,
-                     const DsAccessOrder *order)
+                     const DsPoolRequest *request)
 {
+  const DsAccessOrder *order = request->order;
+
   for (guint i = 0; i <= self->shard_mask; i++)
     {
       DsPoolShard *shard = self->shards[i];
@@ -286,21 +266,20 @@ take_pending_locked (DsPoolResource      *self,
         continue;
 
       ds_pool_shard_lock (shard);
-      b = ds_pool_shard_take_any_locked (shard, ac, cls, class_bytes, &ss, &seq);
+      b = ds_pool_shard_take_any_locked (shard, request, &ss, &seq);
       if (b != NULL)
-        ds_pool_block_hand_out (b, size, alignment, home);
+        ds_pool_block_hand_out (b, request->size, request->alignment, request->home);
       ds_pool_shard_unlock (shard);
 
       if (b == NULL)
         continue;
-      /* Whatever the cross-stream policy: here the alternative is a
-       * blocking wait and a device-wide cudaFree. */
       if (ss == NULL ||
           (order != NULL && ds_stream_state_matches (ss, order)) ||
           (order != NULL ? ds_stream_state_make_wait (ss, seq, order, &self->grow_cuda)
                          : ds_stream_state_wait (ss, seq, &self->grow_cuda)))
         {
-          ds_stream_state_unref (ss);
+          if (ss != NULL)
+            ds_stream_state_unref (ss);
           return b;
         }
 
@@ -312,132 +291,131 @@ take_pending_locked (DsPoolResource      *self,
   return NULL;
 }
 
-/* A cache miss: takes a new block of @up_size bytes aligned to @up_align
- * from upstream, first making sure that what the pool holds stays within
- * twice the peak demand. *@reused: a pending block was reused instead. */
+/* Takes a block for @request from upstream, in the pool's device and
+ * context; once more after giving back everything cached if upstream is
+ * out of memory. */
+static gpointer
+take_upstream (DsPoolResource       *self,
+               const DsPoolRequest  *request,
+               GError              **error)
+{
+  GError *local_error = NULL;
+  gpointer ptr = NULL;
+
+  for (guint attempt = 0; attempt < 2 && ptr == NULL; attempt++)
+    {
+      DsCudaScope scope;
+      gboolean scoped;
+
+      if (attempt == 1)
+        {
+          guint64 freed;
+
+          if (!g_error_matches (local_error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY))
+            break;
+          g_mutex_lock (&self->grow_lock);
+          freed = ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_ALL);
+          g_mutex_unlock (&self->grow_lock);
+          if (freed == 0)
+            break;
+          g_clear_error (&local_error);
+        }
+
+      scoped = ds_pool_enter_scope (self, &scope);
+      if (self->upstream_async && request->order != NULL)
+        ptr = ds_memory_resource_allocate_async (self->upstream, request->up_size,
+                                                 request->up_align, request->order,
+                                                 &local_error);
+      else
+        ptr = ds_memory_resource_allocate (self->upstream, request->up_size,
+                                           request->up_align, &local_error);
+      if (scoped)
+        ds_cuda_scope_leave (&scope);
+    }
+
+  if (ptr == NULL)
+    g_propagate_error (error, local_error);
+  return ptr;
+}
+
 DsPoolBlock *
 ds_pool_grow (DsPoolResource       *self,
-              guint                 ac,
-              guint                 cls,
-              gsize                 up_size,
-              gsize                 up_align,
-              gsize                 size,
-              gsize                 alignment,
-              gsize                 demand,
-              guint                 home,
-              const DsAccessOrder  *order,
+              const DsPoolRequest  *request,
               gboolean             *reused,
               GError              **error)
 {
-  GError *local_error = NULL;
-  DsPoolBlock *b;
+  guint64 up_size = request->up_size;
+  gint64 wanted;
+  guint64 bound;
   gpointer ptr;
-  gint64 wanted, peak;
 
   *reused = FALSE;
 
   g_mutex_lock (&self->grow_lock);
   pool_capture_context (self);
   /* The peak this request makes, if it succeeds. */
-  wanted = ds_pool_total_demand (self) + (gint64) demand;
-  peak = MAX (__atomic_load_n (&self->peak, __ATOMIC_RELAXED), wanted);
-  if (self->held + up_size > 2 * (guint64) peak)
+  wanted = ds_pool_total_demand (self) + (gint64) request->demand;
+  bound = 2 * MAX (__atomic_load_n (&self->peak, __ATOMIC_RELAXED), (guint64) MAX (wanted, 0));
+  if (self->held + up_size > bound)
     {
+      DsPoolBlock *b;
+
       /* For CUDA kinds, giving a block back (cudaFree, cudaFreeHost) waits
        * for the whole device anyway; for host memory it is cheap. */
-      if (cls != DS_POOL_NO_CLASS && self->kind != DS_MEMORY_KIND_HOST &&
-          (b = take_pending_locked (self, ac, cls, up_size, size, alignment, home, order)) != NULL)
+      if (request->cls != DS_POOL_NO_CLASS && self->kind != DS_MEMORY_KIND_HOST &&
+          (b = take_pending_locked (self, request)) != NULL)
         {
           g_mutex_unlock (&self->grow_lock);
           *reused = TRUE;
           return b;
         }
-      ds_pool_evict_locked (self, self->held + up_size - 2 * (guint64) peak, DS_POOL_EVICT_ALL);
+      ds_pool_evict_locked (self, self->held + up_size - bound, DS_POOL_EVICT_ALL);
     }
   self->held += up_size;
   self->upstream_allocations++;
   g_mutex_unlock (&self->grow_lock);
 
-  {
-    DsCudaScope scope;
-    gboolean scoped = ds_pool_enter_scope (self, &scope);
-
-    ptr = upstream_alloc (self, up_size, up_align, order, &local_error);
-    if (scoped)
-      ds_cuda_scope_leave (&scope);
-  }
-  if (ptr == NULL && local_error != NULL &&
-      g_error_matches (local_error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY))
-    {
-      guint64 freed;
-
-      /* Out of memory: give back everything cached and try once more. */
-      g_mutex_lock (&self->grow_lock);
-      freed = ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_ALL);
-      g_mutex_unlock (&self->grow_lock);
-
-      if (freed > 0)
-        {
-          DsCudaScope scope;
-          gboolean scoped = ds_pool_enter_scope (self, &scope);
-
-          g_clear_error (&local_error);
-          ptr = upstream_alloc (self, up_size, up_align, order, &local_error);
-          if (scoped)
-            ds_cuda_scope_leave (&scope);
-        }
-    }
-
+  ptr = take_upstream (self, request, error);
   if (ptr == NULL)
     {
       g_mutex_lock (&self->grow_lock);
       self->held -= up_size;
       self->upstream_allocations--;
       g_mutex_unlock (&self->grow_lock);
-      g_propagate_error (error, local_error);
       return NULL;
     }
 
-  ds_pool_update_peak (self, wanted);
-  return ds_pool_registry_add (self->registry, ptr, up_size, up_align, ac, cls, size, alignment,
-                               home);
+  raise_peak (self, wanted);
+  return ds_pool_registry_add (self->registry, ptr, request);
 }
 
-/* Gives a block that is not to be cached straight back upstream, once the
- * stream work that may use it has finished. */
 void
 ds_pool_give_back (DsPoolResource      *self,
                    DsPoolShard         *shard,
                    DsPoolBlock         *b,
                    gsize                demand,
-                   DsStreamState       *ss,
-                   guint64              seq,
                    const DsAccessOrder *order)
 {
   DsFenceCounters counters = { 0, };
-  DsCudaScope scope;
+  DsStreamState *ss = b->ss;
+  guint64 seq = b->seq;
   gpointer ptr = b->ptr;
   gsize up_size = b->up_size, up_align = b->up_align;
   gboolean scoped, freed = TRUE;
+  DsCudaScope scope;
 
+  b->ss = NULL;
   /* Out of the registry before upstream has it back: another thread may
    * get the same address from upstream at once and register it. */
   ds_pool_registry_remove (self->registry, b);
 
   scoped = ds_pool_enter_scope (self, &scope);
-  if (ss != NULL)
-    {
-      if (self->upstream_async)
-        ds_memory_resource_deallocate_async (self->upstream, ptr, up_size, up_align, order, NULL);
-      else if (ds_stream_state_wait (ss, seq, &counters))
-        ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
-      else
-        freed = FALSE;   /* held back for good */
-    }
+  if (ss != NULL && self->upstream_async)
+    ds_memory_resource_deallocate_async (self->upstream, ptr, up_size, up_align, order, NULL);
+  else if (ss == NULL || ds_stream_state_wait (ss, seq, &counters))
+    ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
   else
-    {
-      ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
-    }
+    freed = FALSE;   /* held back for good */
   if (scoped)
     ds_cuda_scope_leave (&scope);
 
@@ -458,29 +436,12 @@ ds_pool_give_back (DsPoolResource      *self,
 
 /* Idle release -------------------------------------------------------------------- */
 
-static gint64 (*pool_clock_func) (void) = g_get_monotonic_time;
-
-gint64
-ds_pool_clock (void)
-{
-  gint64 (*func) (void) = __atomic_load_n (&pool_clock_func, __ATOMIC_RELAXED);
-
-  return func ();
-}
-
-void
-ds_pool_set_clock_for_testing (gint64 (*func) (void))
-{
-  __atomic_store_n (&pool_clock_func, func != NULL ? func : g_get_monotonic_time,
-                    __ATOMIC_RELAXED);
-}
-
 void
 ds_pool_init_epochs (DsPoolResource *self)
 {
   /* Epoch 0 is never used: a block stamped e needs epoch e + 1's start. */
   self->epoch = 1;
-  self->epoch_start[1] = ds_pool_clock ();
+  self->epoch_start[1] = ds_clock_now ();
 }
 
 void
@@ -497,7 +458,7 @@ ds_pool_release_idle (DsPoolResource      *self,
   if (!g_mutex_trylock (&self->grow_lock))
     return;
 
-  now = ds_pool_clock ();
+  now = ds_clock_now ();
   if (threshold == G_MAXUINT64)
     {
       g_mutex_unlock (&self->grow_lock);
@@ -531,11 +492,11 @@ ds_pool_release_idle (DsPoolResource      *self,
 
           if (ss != NULL && order != NULL)
             {
-              /* Blocks given back on a stream without an event (the lazy
-               * release policy) are known complete only once someone checks
-               * that stream; the one the caller gave back on is alive now.
-               * One query per DS_POOL_RELEASE_CHECK_EVERY frees, and only
-               * while over the threshold: none in a steady state below it. */
+              /* Blocks given back on a stream without an event are known
+               * complete only once someone checks that stream; the one
+               * the caller gave back on is alive now. One query per
+               * DS_POOL_RELEASE_CHECK_EVERY frees, and only while over the
+               * threshold: none in a steady state below it. */
               ds_stream_state_check (ss, seq, order, &self->grow_cuda);
             }
 

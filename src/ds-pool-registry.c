@@ -122,15 +122,9 @@ find_locked (DsPoolRegistry *self,
 }
 
 DsPoolBlock *
-ds_pool_registry_add (DsPoolRegistry *self,
-                      gpointer        ptr,
-                      gsize           up_size,
-                      gsize           up_align,
-                      guint           ac,
-                      guint           cls,
-                      gsize           size,
-                      gsize           alignment,
-                      guint           home)
+ds_pool_registry_add (DsPoolRegistry      *self,
+                      gpointer             ptr,
+                      const DsPoolRequest *request)
 {
   DsPoolBlock *b;
   gint64 old;
@@ -151,17 +145,17 @@ ds_pool_registry_add (DsPoolRegistry *self,
   b->prev = b->next = NULL;
   b->ss = NULL;
   b->pending = 0;
-  b->up_size = up_size;
-  b->up_align = up_align;
-  b->ac = ac;
-  b->cls = cls;
+  b->up_size = request->up_size;
+  b->up_align = request->up_align;
+  b->ac = request->ac;
+  b->cls = request->cls;
   /* A lookup still looking at this record under its old address sees
    * either that address or this one, and the state tells them apart. */
   __atomic_store_n (&b->ptr, ptr, __ATOMIC_RELEASE);
-  __atomic_store_n (&b->size, size, __ATOMIC_RELEASE);
-  __atomic_store_n (&b->alignment, alignment, __ATOMIC_RELEASE);
+  __atomic_store_n (&b->size, request->size, __ATOMIC_RELEASE);
+  __atomic_store_n (&b->alignment, request->alignment, __ATOMIC_RELEASE);
   __atomic_store_n (&b->state, (b->state | DS_POOL_BLOCK_OUT) + 2, __ATOMIC_RELEASE);
-  __atomic_store_n (&b->home, home, __ATOMIC_RELEASE);
+  __atomic_store_n (&b->home, request->home, __ATOMIC_RELEASE);
 
   begin_change (self);
   old = find_locked (self, ptr);

@@ -25,11 +25,11 @@
 #include <string.h>
 
 #include "ds-pool-resource-private.h"
+#include "ds-clock-private.h"
 #include "ds-enum-types.h"
 #include "ds-error.h"
-#include "ds-host-memory-resource.h"
 #include "ds-fence-batch-private.h"
-#include "ds-pool-shard-private.h"
+#include "ds-host-memory-resource.h"
 
 /**
  * DsPoolResource:
@@ -101,40 +101,13 @@ enum
 static GParamSpec *properties[N_PROPS];
 
 static void ds_pool_resource_iface_init (DsMemoryResourceInterface *iface);
+static void ds_pool_resource_fenced_init (DsFencedResourceInterface *iface);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (DsPoolResource, ds_pool_resource, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (DS_TYPE_MEMORY_RESOURCE,
-                                                      ds_pool_resource_iface_init))
-
-G_DEFINE_BOXED_TYPE (DsPoolStats, ds_pool_stats, ds_pool_stats_copy, ds_pool_stats_free)
-
-/**
- * ds_pool_stats_copy:
- * @self: a #DsPoolStats
- *
- * Copies @self.
- *
- * Returns: (transfer full): a copy of @self
- */
-DsPoolStats *
-ds_pool_stats_copy (const DsPoolStats *self)
-{
-  g_return_val_if_fail (self != NULL, NULL);
-
-  return g_memdup2 (self, sizeof *self);
-}
-
-/**
- * ds_pool_stats_free:
- * @self: (transfer full) (nullable): a #DsPoolStats
- *
- * Frees a copy made by [method@Ds.PoolStats.copy].
- */
-void
-ds_pool_stats_free (DsPoolStats *self)
-{
-  g_free (self);
-}
+                                                      ds_pool_resource_iface_init)
+                               G_IMPLEMENT_INTERFACE (DS_TYPE_FENCED_RESOURCE,
+                                                      ds_pool_resource_fenced_init))
 
 /* The calling thread's slot, which picks its shard. initial-exec: one
  * %fs-relative load, no __tls_get_addr call; a 4-byte variable fits the
@@ -153,14 +126,9 @@ thread_slot (void)
 }
 
 static inline DsPoolShard *
-current_shard (DsPoolResource *self,
-               guint          *index)
+current_shard (DsPoolResource *self)
 {
-  guint i = thread_slot () & self->shard_mask;
-
-  if (index != NULL)
-    *index = i;
-  return self->shards[i];
+  return self->shards[thread_slot () & self->shard_mask];
 }
 
 /* Adds @delta to @shard's demand, and the peak if need be. Called with
@@ -174,29 +142,63 @@ add_demand (DsPoolResource *self,
     ds_pool_observe_demand (self, shard);
 }
 
-/* A block of class (@ac, @cls) of @shard that a request in @order may
- * use now (see ds_pool_shard_scan_locked ()), without a call when one is
- * at hand (ds_pool_shard_at_hand_locked ()). Called with the lock held. */
-static inline DsPoolBlock *
-take_locked (DsPoolShard          *shard,
-             guint                 ac,
-             guint                 cls,
-             gsize                 class_bytes,
-             const DsAccessOrder  *order,
-             DsStreamState       **ss_out)
+/* Files a request of @size bytes aligned to @alignment (0: 16) in @order
+ * (NULL or host order: by anyone, at once) by the pool's classes. */
+static void
+file_request (DsPoolResource      *self,
+              DsPoolRequest       *request,
+              gsize                size,
+              gsize                alignment,
+              const DsAccessOrder *order)
 {
-  DsPoolBin *bin = ds_pool_shard_bin (shard, ac, cls);
-  DsPoolBlock *b;
+  gsize class_bytes = 0;
 
-  if (bin == NULL)
-    return NULL;
-  b = ds_pool_shard_at_hand_locked (bin, order);
-  if (G_LIKELY (b != NULL))
-    return ds_pool_shard_take_block_locked (shard, bin, b, class_bytes, ss_out);
-  if (bin->fenced_head == NULL)
-    return NULL;
+  request->size = size;
+  request->alignment = alignment != 0 ? alignment : 16;
+  request->order = order != NULL && order->type == DS_ACCESS_ORDER_TYPE_DEVICE ? order : NULL;
+  request->demand = ds_pool_demand_of (size);
+  request->home = thread_slot () & self->shard_mask;
+  request->ac = ds_pool_align_class (request->alignment);
+  request->cls = ds_pool_size_class (size, &class_bytes);
+  if (G_UNLIKELY (request->ac == DS_POOL_NO_CLASS || request->cls == DS_POOL_NO_CLASS))
+    {
+      /* Beyond every class: the exact request, never cached. */
+      request->ac = request->cls = DS_POOL_NO_CLASS;
+      request->up_size = size;
+      request->up_align = request->alignment;
+    }
+  else
+    {
+      request->up_size = class_bytes;
+      request->up_align = DS_POOL_GRANULE << request->ac;
+    }
+}
 
-  return ds_pool_shard_scan_locked (shard, bin, class_bytes, order, ss_out);
+/* A cached block for @request from another thread's shard, or NULL. */
+static DsPoolBlock *
+take_from_others (DsPoolResource      *self,
+                  const DsPoolRequest *request)
+{
+  DsPoolBlock *b = NULL;
+
+  for (guint i = 1; i <= self->shard_mask && b == NULL; i++)
+    {
+      DsPoolShard *other = self->shards[(request->home + i) & self->shard_mask];
+      DsStreamState *ss = NULL;
+
+      if (ds_pool_shard_peek_n_cached (other) == 0)
+        continue;
+
+      ds_pool_shard_lock (other);
+      b = ds_pool_shard_take_locked (other, request, &ss);
+      /* Its new home, under the old home's lock. */
+      if (b != NULL)
+        ds_pool_block_hand_out (b, request->size, request->alignment, request->home);
+      ds_pool_shard_unlock (other);
+      ds_stream_state_unref (ss);
+    }
+
+  return b;
 }
 
 /* Takes a block of @size bytes aligned to @alignment (validated) for use
@@ -208,48 +210,29 @@ pool_alloc (DsPoolResource       *self,
             const DsAccessOrder  *order,
             GError              **error)
 {
+  DsPoolRequest request;
   DsPoolShard *shard;
-  DsStreamState *ss = NULL;
   DsPoolBlock *b = NULL;
-  gsize class_bytes = 0, up_size, up_align;
-  gsize demand = ds_pool_demand_of (size);
-  gboolean hit = FALSE, cacheable;
-  guint ac, cls, index;
+  gboolean hit = FALSE;
 
   if (G_UNLIKELY (size == 0))
     return NULL;
-  if (G_UNLIKELY (alignment == 0))
-    alignment = 16;
-  if (order != NULL && order->type != DS_ACCESS_ORDER_TYPE_DEVICE)
-    order = NULL;
 
-  ac = ds_pool_align_class (alignment);
-  cls = ds_pool_size_class (size, &class_bytes);
-  cacheable = ac != DS_POOL_NO_CLASS && cls != DS_POOL_NO_CLASS;
-  if (G_UNLIKELY (!cacheable))
-    {
-      /* Beyond every class: the exact request, never cached. */
-      up_size = size;
-      up_align = alignment;
-    }
-  else
-    {
-      up_size = class_bytes;
-      up_align = DS_POOL_GRANULE << ac;
-    }
+  file_request (self, &request, size, alignment, order);
+  shard = self->shards[request.home];
 
-  shard = current_shard (self, &index);
-
-  if (G_LIKELY (cacheable &&
-                class_bytes <= __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
+  if (G_LIKELY (request.cls != DS_POOL_NO_CLASS &&
+                request.up_size <= __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
     {
+      DsStreamState *ss = NULL;
+
       ds_pool_shard_lock (shard);
-      b = take_locked (shard, ac, cls, class_bytes, order, &ss);
+      b = ds_pool_shard_take_locked (shard, &request, &ss);
       if (G_LIKELY (b != NULL))
         {
-          ds_pool_block_hand_out (b, size, alignment, index);
+          ds_pool_block_hand_out (b, size, request.alignment, request.home);
           shard->hits++;
-          add_demand (self, shard, (gint64) demand);
+          add_demand (self, shard, (gint64) request.demand);
           ss = ds_pool_shard_keep_ref_locked (shard, ss);
           ds_pool_shard_unlock (shard);
           if (ss != NULL)
@@ -259,28 +242,12 @@ pool_alloc (DsPoolResource       *self,
       ds_pool_shard_unlock (shard);
 
       /* Another thread's shard may have what this one lacks. */
-      for (guint i = 1; i <= self->shard_mask && b == NULL; i++)
-        {
-          DsPoolShard *other = self->shards[(index + i) & self->shard_mask];
-
-          if (ds_pool_shard_peek_n_cached (other) == 0)
-            continue;
-
-          ds_pool_shard_lock (other);
-          b = take_locked (other, ac, cls, class_bytes, order, &ss);
-          /* Its new home, under the old home's lock. */
-          if (b != NULL)
-            ds_pool_block_hand_out (b, size, alignment, index);
-          ds_pool_shard_unlock (other);
-        }
+      b = take_from_others (self, &request);
       hit = b != NULL;
-      ds_stream_state_unref (ss);
     }
 
   if (b == NULL)
-    b = ds_pool_grow (self, cacheable ? ac : DS_POOL_NO_CLASS, cacheable ? cls : DS_POOL_NO_CLASS,
-                      up_size, up_align, size, alignment, demand, index, order, &hit, error);
-
+    b = ds_pool_grow (self, &request, &hit, error);
   if (b == NULL)
     return NULL;
 
@@ -289,7 +256,7 @@ pool_alloc (DsPoolResource       *self,
     shard->hits++;
   else
     shard->misses++;
-  add_demand (self, shard, (gint64) demand);
+  add_demand (self, shard, (gint64) request.demand);
   ds_pool_shard_unlock (shard);
 
   return b->ptr;
@@ -328,7 +295,6 @@ pool_free (DsPoolResource      *self,
            const DsAccessOrder *order)
 {
   DsPoolShard *shard;
-  DsPoolBin *bin;
   DsPoolBlock *b;
   guint64 state = 0;
   gsize pending, demand;
@@ -341,7 +307,7 @@ pool_free (DsPoolResource      *self,
     b = ds_pool_registry_find (self->registry, self, ptr, size, alignment, &state);
   if (G_UNLIKELY (b == NULL))
     {
-      shard = current_shard (self, NULL);
+      shard = current_shard (self);
       ds_pool_shard_lock (shard);
       shard->refused++;
       ds_pool_shard_unlock (shard);
@@ -368,14 +334,13 @@ pool_free (DsPoolResource      *self,
                   b->up_size > __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
     {
       ds_pool_shard_unlock (shard);
-      ds_pool_give_back (self, shard, b, demand, ss, seq, order);
+      b->ss = ss;
+      b->seq = seq;
+      ds_pool_give_back (self, shard, b, demand, order);
       return;
     }
 
-  bin = ds_pool_shard_bin (shard, b->ac, b->cls);
-  if (G_UNLIKELY (bin == NULL))
-    bin = ds_pool_shard_make_bin (shard, b->ac, b->cls);
-  ds_pool_shard_put_locked (shard, bin, b, b->up_size, ss, seq, pending, ds_pool_epoch (self));
+  ds_pool_shard_put_locked (shard, b, ss, seq, pending, ds_pool_epoch (self));
   if (pending == 0)
     add_demand (self, shard, -(gint64) demand);
   check = ++shard->frees % DS_POOL_RELEASE_CHECK_EVERY == 0;
@@ -425,7 +390,7 @@ ds_pool_resource_allocate_async (DsMemoryResource     *resource,
 /* A block given back as part of @batch: under the batch's fence in
  * @order's stream (one per stream per batch), or at once in host order. */
 static void
-ds_pool_resource_deallocate_fenced (DsMemoryResource    *resource,
+ds_pool_resource_deallocate_fenced (DsFencedResource    *resource,
                                     gpointer             ptr,
                                     gsize                size,
                                     gsize                alignment,
@@ -447,7 +412,7 @@ ds_pool_resource_deallocate_fenced (DsMemoryResource    *resource,
   seq = ds_fence_batch_get_fence (batch, order, &counters, &ss);
   if (G_UNLIKELY (counters.events_recorded + counters.events_created + counters.event_queries +
                   counters.stream_waits + counters.event_waits != 0))
-    ds_pool_add_counters (current_shard (self, NULL), &counters);
+    ds_pool_add_counters (current_shard (self), &counters);
   pool_free (self, ptr, size, alignment, ss, seq, order);
 }
 
@@ -461,7 +426,8 @@ ds_pool_resource_deallocate_async (DsMemoryResource    *resource,
   DsFenceBatch batch;
 
   ds_fence_batch_init (&batch);
-  ds_pool_resource_deallocate_fenced (resource, ptr, size, alignment, order, &batch);
+  ds_pool_resource_deallocate_fenced ((DsFencedResource *) resource, ptr, size, alignment,
+                                      order, &batch);
   ds_fence_batch_finish (&batch);
 }
 
@@ -473,6 +439,42 @@ ds_pool_resource_iface_init (DsMemoryResourceInterface *iface)
   iface->deallocate = ds_pool_resource_deallocate;
   iface->allocate_async = ds_pool_resource_allocate_async;
   iface->deallocate_async = ds_pool_resource_deallocate_async;
+}
+
+/* Whether upstream calls run on @device in @context by themselves: once
+ * the pool is bound (pool_capture_context (), or made for a device). */
+static DsScopeBinding
+ds_pool_resource_get_binding (DsFencedResource *resource,
+                              gint              device,
+                              gpointer          context)
+{
+  DsPoolResource *self = (DsPoolResource *) resource;
+  gpointer primary;
+
+  if (self->kind == DS_MEMORY_KIND_HOST)
+    return DS_SCOPE_BINDING_OTHER;
+  /* Set once, after the device and context. */
+  if (!__atomic_load_n (&self->have_context, __ATOMIC_ACQUIRE))
+    return DS_SCOPE_BINDING_NOT_YET;
+  if (self->device != device)
+    return DS_SCOPE_BINDING_OTHER;
+  if (self->context == context)
+    return DS_SCOPE_BINDING_SAME;
+
+  /* NULL on one side only: the same if the other is the primary. */
+  primary = ds_cuda_get_primary_context (device);
+  if (primary != NULL &&
+      (self->context != NULL ? self->context : primary) == (context != NULL ? context : primary))
+    return DS_SCOPE_BINDING_SAME;
+
+  return DS_SCOPE_BINDING_OTHER;
+}
+
+static void
+ds_pool_resource_fenced_init (DsFencedResourceInterface *iface)
+{
+  iface->deallocate_fenced = ds_pool_resource_deallocate_fenced;
+  iface->get_binding = ds_pool_resource_get_binding;
 }
 
 /* GObject ------------------------------------------------------------------------- */
@@ -599,8 +601,6 @@ ds_pool_resource_class_init (DsPoolResourceClass *klass)
   object_class->finalize = ds_pool_resource_finalize;
   object_class->get_property = ds_pool_resource_get_property;
   object_class->set_property = ds_pool_resource_set_property;
-
-  ds_fence_register_resource_type (DS_TYPE_POOL_RESOURCE, ds_pool_resource_deallocate_fenced);
 
   /**
    * DsPoolResource:upstream:
@@ -755,37 +755,6 @@ ds_pool_resource_new_for_device (DsMemoryResource *upstream,
     }
 
   return DS_MEMORY_RESOURCE (self);
-}
-
-DsPoolBinding
-ds_pool_resource_get_binding (DsMemoryResource *resource,
-                              gint              device,
-                              gpointer          context)
-{
-  DsPoolResource *self;
-  gpointer primary;
-
-  if (!G_TYPE_CHECK_INSTANCE_TYPE (resource, DS_TYPE_POOL_RESOURCE) || device < 0)
-    return DS_POOL_BINDING_OTHER;
-
-  self = (DsPoolResource *) resource;
-  if (self->kind == DS_MEMORY_KIND_HOST)
-    return DS_POOL_BINDING_OTHER;
-  /* Set once, after the device and context (pool_capture_context ()). */
-  if (!__atomic_load_n (&self->have_context, __ATOMIC_ACQUIRE))
-    return DS_POOL_BINDING_NOT_YET;
-  if (self->device != device)
-    return DS_POOL_BINDING_OTHER;
-  if (self->context == context)
-    return DS_POOL_BINDING_SAME;
-
-  /* NULL on one side only: the same if the other is the primary. */
-  primary = ds_cuda_get_primary_context (device);
-  if (primary != NULL &&
-      (self->context != NULL ? self->context : primary) == (context != NULL ? context : primary))
-    return DS_POOL_BINDING_SAME;
-
-  return DS_POOL_BINDING_OTHER;
 }
 
 /**
@@ -965,7 +934,8 @@ ds_pool_resource_get_stats (DsPoolResource *self,
     }
   g_mutex_unlock (&self->grow_lock);
 
-  ds_pool_update_peak (self, demand);
+  if (demand > 0)
+    ds_atomic_raise (&self->peak, (guint64) demand);
   demand -= (gint64) stats->bytes_pending;
   stats->bytes_in_use = demand > 0 ? (guint64) demand : 0;
   stats->peak_bytes_in_use = (guint64) __atomic_load_n (&self->peak, __ATOMIC_RELAXED);

@@ -1,4 +1,4 @@
-/* ds-scratchpad-iface.c
+/* ds-scratchpad-iface.c: "give me scratch memory of kind K"
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include "ds-scratchpad-iface.h"
-#include "ds-scratchpad.h"
 
 /**
  * DsScratchpadIface:
@@ -26,6 +25,33 @@ ds_scratchpad_iface_default_init (DsScratchpadIfaceInterface *iface)
 {
 }
 
+/* The vtable of the class this thread asked about last: a loop of
+ * allocations from one scratchpad looks its interface up once, as a
+ * C++ caller's virtual call would. A class lives as long as any of its
+ * instances, and the caller holds one. initial-exec: one %fs-relative
+ * load. */
+typedef struct
+{
+  gconstpointer                     klass;
+  const DsScratchpadIfaceInterface *iface;
+} VtableMemo;
+
+/* The class starts as one no instance has (not NULL: an instance that is
+ * not one has no class). */
+static __thread VtableMemo vtable_memo __attribute__ ((tls_model ("initial-exec"))) = {
+  (gconstpointer) 1, NULL
+};
+
+G_GNUC_NO_INLINE static const DsScratchpadIfaceInterface *
+look_up (DsScratchpadIface *self)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD_IFACE (self), NULL);
+
+  vtable_memo.iface = DS_SCRATCHPAD_IFACE_GET_IFACE (self);
+  vtable_memo.klass = ((GTypeInstance *) self)->g_class;
+  return vtable_memo.iface;
+}
+
 /**
  * ds_scratchpad_iface_alloc: (virtual alloc)
  * @self: a #DsScratchpadIface
@@ -37,36 +63,26 @@ ds_scratchpad_iface_default_init (DsScratchpadIfaceInterface *iface)
  * Allocates @size bytes of @kind memory aligned to @alignment. The memory
  * stays valid until the scratchpad is released or finalized.
  *
- * In C, on a #DsScratchpad, an allocation that fits in the current block
- * is inlined as [method@Ds.Scratchpad.alloc]'s is. In a loop of
- * allocations, keep @self in a local variable: whether it is a
- * #DsScratchpad is then asked once, before the loop, and the bump's
- * cursor stays in a register; read from a structure that the loop's
- * stores may alias, @self is asked about again at every allocation.
- *
  * Returns: (type guint64): the memory (an integer address in bindings);
  *   `NULL` (0) without an error for size 0; `NULL` with @error set on failure
  *   (%DS_ERROR_INVALID_ARGUMENT for a bad alignment, an overflowing size or
  *   an unknown kind; %DS_ERROR_DISPOSED from a disposed #DsScratchpad)
  */
-/* In parentheses: the name is also a macro (ds-scratchpad.h inlines the
- * bump when the instance is a DsScratchpad), and this is the function it
- * falls back to. */
 gpointer
-(ds_scratchpad_iface_alloc) (DsScratchpadIface  *self,
-                             DsMemoryKind        kind,
-                             gsize               size,
-                             gsize               alignment,
-                             GError            **error)
+ds_scratchpad_iface_alloc (DsScratchpadIface  *self,
+                           DsMemoryKind        kind,
+                           gsize               size,
+                           gsize               alignment,
+                           GError            **error)
 {
-  /* The scratchpad ds ships is by far the most common implementation, and
-   * an interface type check plus vtable lookup costs several times the
-   * bump itself: go straight to it when the instance is one. */
-  if (G_LIKELY (self != NULL && G_TYPE_FROM_INSTANCE (self) == DS_TYPE_SCRATCHPAD))
-    return (ds_scratchpad_alloc) ((DsScratchpad *) self, kind, size, alignment, error);
+  const DsScratchpadIfaceInterface *iface;
 
-  g_return_val_if_fail (DS_IS_SCRATCHPAD_IFACE (self), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  if (G_LIKELY (self != NULL && ((GTypeInstance *) self)->g_class == vtable_memo.klass))
+    iface = vtable_memo.iface;
+  else if ((iface = look_up (self)) == NULL)
+    return NULL;
 
-  return DS_SCRATCHPAD_IFACE_GET_IFACE (self)->alloc (self, kind, size, alignment, error);
+  g_return_val_if_fail (iface->alloc != NULL, NULL);
+
+  return iface->alloc (self, kind, size, alignment, error);
 }

@@ -3,11 +3,12 @@
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The eleven properties of DESIGN §2 (orders, first block sizes,
- * resources), the growth ceiling and keep-blocks: plain read-write properties, accepted until the scratchpad
- * first allocates and refused with a critical afterwards, which keeps
- * g_object_new () as cheap as for a GObject without properties; and what
- * they read back (the values in effect, defaults resolved).
+ * The orders, first block sizes, resources, growth ceiling and
+ * keep-blocks: plain read-write properties (which keeps g_object_new ()
+ * as cheap as for a GObject without properties), accepted whenever the
+ * scratchpad holds no allocation and refused with a critical between its
+ * first allocation and the next release; and what they read back (the
+ * values in effect, defaults resolved).
  */
 
 #include "config.h"
@@ -36,16 +37,19 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
-/* Plain read-write properties, accepted until the first allocation and
- * refused (with a critical) afterwards: construct properties would make
- * every g_object_new () set all twelve, which costs more than the rest of
- * making a scratchpad (see set_property ()). */
+/* Plain read-write properties, accepted while the scratchpad holds no
+ * allocation and refused (with a critical) otherwise: construct
+ * properties would make every g_object_new () set all twelve, which costs
+ * more than the rest of making a scratchpad. */
 #define SETTING_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS)
 
-/* Sets *@dest to @src (NULL: unset); whether that changed it. */
-gboolean
-ds_scratchpad_set_order (DsAccessOrder       *dest,
+/* Sets *@dest to @src (NULL: unset); whether that changed it. Blocks
+ * kept for the next unit go back in the order they were taken in first,
+ * and every kind is set up again at its next block. */
+static gboolean
+set_order (DsScratchpad        *self,
+           DsAccessOrder       *dest,
            const DsAccessOrder *src)
 {
   DsAccessOrder value;
@@ -57,41 +61,55 @@ ds_scratchpad_set_order (DsAccessOrder       *dest,
   if (memcmp (dest, &value, sizeof value) == 0)
     return FALSE;
 
+  ds_scratchpad_unsettle (self);
   *dest = value;
   return TRUE;
 }
 
-/* Sets the first block size of @kind (0: the default); whether that
- * changed it. Only before the first allocation. */
+/* Sets the resource of @kind; whether that changed it (as set_order ()). */
+static gboolean
+set_resource (DsScratchpad     *self,
+              DsMemoryKind      kind,
+              DsMemoryResource *resource)
+{
+  if (self->resources[kind] == resource)
+    return FALSE;
+
+  ds_scratchpad_unsettle (self);
+  /* A resource of the wrong kind, or one without the functions it needs,
+   * is reported as an error at the first allocation of this kind, where
+   * a caller from Python gets a GError rather than a critical. */
+  return g_set_object (&self->resources[kind], resource);
+}
+
 gboolean
 ds_scratchpad_set_initial_size (DsScratchpad *self,
                                 DsMemoryKind  kind,
                                 guint64       size)
 {
+  DsGrowth *growth = &self->arenas[kind].growth;
   gsize s = size != 0 ? (gsize) MIN (size, (guint64) G_MAXSIZE / 2) : DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
-  gsize max_block_size = self->arenas[kind].max_block_size;
 
-  if (self->arenas[kind].initial_size == s)
+  if (growth->initial_size == s)
     return FALSE;
 
-  ds_arena_init (&self->arenas[kind], &self->windows[kind], s);
-  self->arenas[kind].max_block_size = max_block_size;
+  ds_growth_init (growth, s, growth->max_block_size);
   return TRUE;
 }
 
 /* Sets the growth ceiling of every kind (0: the default); whether that
- * changed it. Only before the first allocation. */
-gboolean
-ds_scratchpad_set_max_block_size_internal (DsScratchpad *self,
-                                           guint64       size)
+ * changed it. */
+static gboolean
+set_max_block_size (DsScratchpad *self,
+                    guint64       size)
 {
   gsize s = size != 0 ? (gsize) MIN (size, (guint64) G_MAXSIZE) : DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE;
 
-  if (self->arenas[DS_MEMORY_KIND_HOST].max_block_size == s)
+  if (self->arenas[DS_MEMORY_KIND_HOST].growth.max_block_size == s)
     return FALSE;
 
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
-    self->arenas[kind].max_block_size = s;
+    self->arenas[kind].growth.max_block_size = s;
   return TRUE;
 }
 
@@ -110,22 +128,25 @@ static DsMemoryResource *
 resource_in_effect (DsScratchpad *self,
                     DsMemoryKind  kind)
 {
+  const DsUpstream *upstream;
   gboolean self_scoped;
 
   if (self->resources[kind] != NULL)
     return self->resources[kind];
-  if (self->upstream[kind] != NULL)
-    return self->upstream[kind];
+  if (ds_arena_is_bound (&self->arenas[kind]))
+    return self->arenas[kind].upstream.resource;
   /* Disposed: no default would be used any more. */
   if (self->disposed)
     return NULL;
   if (kind == DS_MEMORY_KIND_HOST)
-    return ds_default_resource_get_cached (kind, 0, NULL, &self_scoped, NULL);
-  if (self->device_order.type == DS_ACCESS_ORDER_TYPE_UNSET || !ds_cuda_ensure_available (NULL))
+    upstream = ds_default_resource_get_cached (kind, 0, NULL, &self_scoped, NULL);
+  else if (self->device_order.type == DS_ACCESS_ORDER_TYPE_UNSET || !ds_cuda_ensure_available (NULL))
     return NULL;
+  else
+    upstream = ds_default_resource_get_cached (kind, self->device_order.device,
+                                               self->device_order.context, &self_scoped, NULL);
 
-  return ds_default_resource_get_cached (kind, self->device_order.device,
-                                         self->device_order.context, &self_scoped, NULL);
+  return upstream != NULL ? upstream->resource : NULL;
 }
 
 static void
@@ -151,7 +172,7 @@ ds_scratchpad_get_property (GObject    *object,
     case PROP_INITIAL_SIZE_PINNED:
     case PROP_INITIAL_SIZE_DEVICE:
     case PROP_INITIAL_SIZE_MANAGED:
-      g_value_set_uint64 (value, self->arenas[prop_id - PROP_INITIAL_SIZE_HOST].initial_size);
+      g_value_set_uint64 (value, self->arenas[prop_id - PROP_INITIAL_SIZE_HOST].growth.initial_size);
       break;
     case PROP_HOST_RESOURCE:
     case PROP_PINNED_RESOURCE:
@@ -162,7 +183,7 @@ ds_scratchpad_get_property (GObject    *object,
       }
       break;
     case PROP_MAX_BLOCK_SIZE:
-      g_value_set_uint64 (value, self->arenas[DS_MEMORY_KIND_HOST].max_block_size);
+      g_value_set_uint64 (value, self->arenas[DS_MEMORY_KIND_HOST].growth.max_block_size);
       break;
     case PROP_KEEP_BLOCKS:
       g_value_set_boolean (value, self->keep_blocks);
@@ -172,8 +193,8 @@ ds_scratchpad_get_property (GObject    *object,
     }
 }
 
-/* Whether the setting @pspec may change now (before the first allocation);
- * a critical if not. */
+/* Whether the setting @pspec may change now (no allocation alive, not
+ * disposed); a critical if not. */
 static gboolean
 setting_allowed (DsScratchpad *self,
                  GParamSpec   *pspec)
@@ -181,9 +202,13 @@ setting_allowed (DsScratchpad *self,
   if (G_LIKELY (!self->in_use && !self->disposed))
     return TRUE;
 
-  g_critical ("The %s property of scratchpad %p cannot change once it has "
-              "%s; set it before the first allocation", pspec->name, self,
-              self->disposed ? "been disposed" : "allocated");
+  if (self->disposed)
+    g_critical ("The %s property of scratchpad %p cannot change: it was disposed",
+                pspec->name, self);
+  else
+    g_critical ("The %s property of scratchpad %p cannot change while it holds "
+                "allocations; set it before the first allocation or after a release",
+                pspec->name, self);
   return FALSE;
 }
 
@@ -215,13 +240,13 @@ ds_scratchpad_set_property (GObject      *object,
   switch (prop_id)
     {
     case PROP_DEVICE_ORDER:
-      changed = ds_scratchpad_set_order (&self->device_order, g_value_get_boxed (value));
+      changed = set_order (self, &self->device_order, g_value_get_boxed (value));
       break;
     case PROP_PINNED_DEALLOC_ORDER:
-      changed = ds_scratchpad_set_order (&self->pinned_dealloc_order, g_value_get_boxed (value));
+      changed = set_order (self, &self->pinned_dealloc_order, g_value_get_boxed (value));
       break;
     case PROP_MANAGED_DEALLOC_ORDER:
-      changed = ds_scratchpad_set_order (&self->managed_dealloc_order, g_value_get_boxed (value));
+      changed = set_order (self, &self->managed_dealloc_order, g_value_get_boxed (value));
       break;
     case PROP_INITIAL_SIZE_HOST:
     case PROP_INITIAL_SIZE_PINNED:
@@ -233,14 +258,10 @@ ds_scratchpad_set_property (GObject      *object,
     case PROP_PINNED_RESOURCE:
     case PROP_DEVICE_RESOURCE:
     case PROP_MANAGED_RESOURCE:
-      /* A resource of the wrong kind is reported as an error at the first
-       * allocation of this kind (see ensure_upstream ()), where a caller
-       * from Python gets a GError rather than a critical. */
-      changed = g_set_object (&self->resources[prop_id - PROP_HOST_RESOURCE],
-                              g_value_get_object (value));
+      changed = set_resource (self, prop_id - PROP_HOST_RESOURCE, g_value_get_object (value));
       break;
     case PROP_MAX_BLOCK_SIZE:
-      changed = ds_scratchpad_set_max_block_size_internal (self, g_value_get_uint64 (value));
+      changed = set_max_block_size (self, g_value_get_uint64 (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -446,7 +467,7 @@ ds_scratchpad_install_properties (GObjectClass *object_class)
    *
    * Unlike the other settings, it may change at any time before the
    * scratchpad is disposed; the next release follows it. Off by default:
-   * DESIGN §3 has a release give everything back at once.
+   * a release gives everything back at once.
    */
   properties[PROP_KEEP_BLOCKS] =
     g_param_spec_boolean ("keep-blocks", NULL, NULL, FALSE,
@@ -487,14 +508,10 @@ ds_scratchpad_get_resource (DsScratchpad *self,
  * Sets the matching `*-resource` property
  * ([property@Ds.Scratchpad:pinned-resource] and the others), without the
  * cost of setting a property by name (GLib looks each one up and collects
- * it into a value): a scratchpad made with `g_object_new ()`, the device
- * order and three resources took 1.07 us, one made with
- * [ctor@Ds.Scratchpad.new] and given the three resources with this 0.40 us
- * (bench-host, a CPU without a GPU). That is what a scratchpad per buffer
- * (ds-gst's) pays. Like every
- * setting, only before the first allocation: afterwards it is refused
- * with a critical. A resource of another kind is reported as an error by
- * the first allocation of @kind.
+ * it into a value), for code that makes a scratchpad per unit of work.
+ * Like every setting, only while the scratchpad holds no allocation. A
+ * resource of another kind is reported as an error by the first
+ * allocation of @kind.
  */
 void
 ds_scratchpad_set_resource (DsScratchpad     *self,
@@ -508,8 +525,136 @@ ds_scratchpad_set_resource (DsScratchpad     *self,
   g_return_if_fail (resource == NULL || DS_IS_MEMORY_RESOURCE (resource));
 
   pspec = properties[PROP_HOST_RESOURCE + kind];
-  if (!setting_allowed (self, pspec))
-    return;
-  if (g_set_object (&self->resources[kind], resource))
+  if (setting_allowed (self, pspec) && set_resource (self, kind, resource))
     g_object_notify_by_pspec (G_OBJECT (self), pspec);
+}
+
+/**
+ * ds_scratchpad_get_device_order:
+ * @self: a #DsScratchpad
+ *
+ * The order device memory is allocated and released in. Before the first
+ * allocation of a GPU kind, a scratchpad made without a device order
+ * returns an unset order (neither host nor device); afterwards the legacy
+ * default stream of the device that was current then.
+ *
+ * Returns: (transfer none): the device order
+ */
+const DsAccessOrder *
+ds_scratchpad_get_device_order (DsScratchpad *self)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+
+  return &self->device_order;
+}
+
+/**
+ * ds_scratchpad_get_dealloc_order:
+ * @self: a #DsScratchpad
+ * @kind: a memory kind
+ *
+ * The order @kind memory is given back in: host order for host memory,
+ * the device order for device memory, the pinned or managed deallocation
+ * order (the device order unless set) for those kinds.
+ *
+ * Returns: (transfer none) (nullable): the order; `NULL` for host memory
+ *   (which needs none) and for an unknown kind
+ */
+const DsAccessOrder *
+ds_scratchpad_get_dealloc_order (DsScratchpad *self,
+                                 DsMemoryKind  kind)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), NULL);
+
+  return ds_scratchpad_dealloc_order (self, kind);
+}
+
+/**
+ * ds_scratchpad_get_initial_size:
+ * @self: a #DsScratchpad
+ * @kind: a memory kind
+ *
+ * The size of the first block of @kind.
+ *
+ * Returns: the size of the first block of @kind
+ */
+gsize
+ds_scratchpad_get_initial_size (DsScratchpad *self,
+                                DsMemoryKind  kind)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
+  g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), 0);
+
+  return self->arenas[kind].growth.initial_size;
+}
+
+/**
+ * ds_scratchpad_get_max_block_size:
+ * @self: a #DsScratchpad
+ *
+ * The size past which blocks stop doubling; see
+ * [property@Ds.Scratchpad:max-block-size].
+ *
+ * Returns: the growth ceiling in bytes (the default resolved)
+ */
+guint64
+ds_scratchpad_get_max_block_size (DsScratchpad *self)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
+
+  return self->arenas[DS_MEMORY_KIND_HOST].growth.max_block_size;
+}
+
+/**
+ * ds_scratchpad_set_max_block_size:
+ * @self: a #DsScratchpad
+ * @max_block_size: the growth ceiling in bytes; 0 for the default
+ *   (%DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE), %G_MAXUINT64 for none
+ *
+ * Sets [property@Ds.Scratchpad:max-block-size]. Like every setting, only
+ * while the scratchpad holds no allocation.
+ */
+void
+ds_scratchpad_set_max_block_size (DsScratchpad *self,
+                                  guint64       max_block_size)
+{
+  g_return_if_fail (DS_IS_SCRATCHPAD (self));
+
+  g_object_set (self, "max-block-size", max_block_size, NULL);
+}
+
+/**
+ * ds_scratchpad_get_keep_blocks:
+ * @self: a #DsScratchpad
+ *
+ * Whether [method@Ds.Scratchpad.release] keeps blocks for the next unit
+ * of work ([property@Ds.Scratchpad:keep-blocks]).
+ *
+ * Returns: whether releases keep blocks
+ */
+gboolean
+ds_scratchpad_get_keep_blocks (DsScratchpad *self)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), FALSE);
+
+  return self->keep_blocks;
+}
+
+/**
+ * ds_scratchpad_set_keep_blocks:
+ * @self: a #DsScratchpad
+ * @keep_blocks: whether releases keep blocks
+ *
+ * Sets [property@Ds.Scratchpad:keep-blocks]. Unlike the other settings,
+ * at any time before the scratchpad is disposed: the next release
+ * follows it.
+ */
+void
+ds_scratchpad_set_keep_blocks (DsScratchpad *self,
+                               gboolean      keep_blocks)
+{
+  g_return_if_fail (DS_IS_SCRATCHPAD (self));
+
+  g_object_set (self, "keep-blocks", keep_blocks, NULL);
 }

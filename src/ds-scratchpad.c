@@ -2,17 +2,23 @@
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * How it works: four arenas (ds-arena-private.h), one per memory kind,
+ * each set up at its first block: its upstream resolved (the one given,
+ * or the default of the device order's device and context) and bound.
+ * An allocation is the arena's bump; what does not fit takes a new block,
+ * in the device order's CUDA scope unless the upstream enters its own. A
+ * release gives every kind's blocks back through one release batch
+ * (ds-fence-batch-private.h), host -> pinned -> device -> managed, each in
+ * its deallocation order. The settings live in ds-scratchpad-settings.c.
  */
 
 #include "config.h"
 
 #include "ds-scratchpad-private.h"
-#include "ds-access-order-private.h"
-#include "ds-arena-private.h"
 #include "ds-default-resources-private.h"
 #include "ds-error.h"
 #include "ds-memory-resource-private.h"
-#include "ds-pool-resource-private.h"
 
 /**
  * DsScratchpad:
@@ -29,8 +35,8 @@
  * [property@Ds.Scratchpad:device-order]). Nothing is allocated, and no
  * CUDA call is made, before the first non-empty request of a kind.
  *
- * Device memory is allocated in the device order. On release, device blocks
- * go back in the device order, pinned and managed blocks in their
+ * Device memory is allocated in the device order. On release, device
+ * blocks go back in the device order, pinned and managed blocks in their
  * deallocation orders (the device order unless set): a stream-ordered
  * upstream is told the order, so it reuses the memory only once the work
  * queued before the release has finished; an upstream that is not
@@ -41,17 +47,17 @@
  * A scratchpad holds all its memory until it is released: either make it
  * short-lived (one per unit of work, as DALI's `DynamicScratchpad` on the
  * stack), or keep one and call [method@Ds.Scratchpad.release] after each
- * unit of work — which is the faster path, as no object is created.
+ * unit of work, which is the faster path, as no object is created.
  *
- * The settings (orders, initial sizes, resources) are properties that can
- * be set at construction or afterwards, until the first allocation; from
- * then on they are fixed, and setting one is a programmer error (a
- * critical; the value stays). Plain properties rather than construct-only
- * ones keep `g_object_new()` as cheap as for a GObject without properties.
- *
- * In C, [method@Ds.Scratchpad.alloc] is inlined where it can: an
- * allocation that fits in the current block of its kind costs a few
- * instructions, with no call.
+ * The settings (orders, initial sizes, resources, the growth ceiling) are
+ * properties that can be set whenever the scratchpad holds no allocation:
+ * at construction, or after a release (blocks kept by
+ * [property@Ds.Scratchpad:keep-blocks] are given back first). So one
+ * scratchpad can follow the stream of each unit of work. Setting one
+ * between the first allocation and the next release is a programmer
+ * error (a critical; the value stays). Plain properties rather than
+ * construct-only ones keep `g_object_new()` as cheap as for a GObject
+ * without properties.
  *
  * After `g_object_run_dispose()` (or a binding's explicit teardown) the
  * memory is given back and every allocation fails with
@@ -60,19 +66,10 @@
  * A released scratchpad learns: after [method@Ds.Scratchpad.release],
  * the first block of a kind is its initial size, doubled (up to
  * [property@Ds.Scratchpad:max-block-size]) until it covers what this
- * scratchpad's recent units of work took of that kind. So a scratchpad
- * kept and released after each unit takes one block per kind per unit
- * once it has seen the sizes; a rare large unit raises the first block
- * to twice the running average at most.
- *
- * A new scratchpad starts where the last one released on the same thread
- * left off, for each kind it draws from a default resource: made for one
- * unit of work (as DALI's scratchpad is, or one per GStreamer buffer), it
- * takes one block per kind from its first unit once a scratchpad of the
- * thread has been released or dropped. A kind with a resource of its own (the `*-resource` properties)
- * starts at its initial size, as does the first scratchpad of a thread;
- * what a thread learned never makes a first block smaller than the
- * initial size.
+ * scratchpad's recent units of work took of that kind. A new scratchpad
+ * starts where the last one released on the same thread left off, for
+ * each kind it draws from a default resource. What a thread learned never
+ * makes a first block smaller than the initial size.
  *
  * One scratchpad is used by one thread at a time. It may be finalized on
  * any thread: it switches to the device and driver context of its device
@@ -84,6 +81,8 @@ static void ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface);
 G_DEFINE_FINAL_TYPE_WITH_CODE (DsScratchpad, ds_scratchpad, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (DS_TYPE_SCRATCHPAD_IFACE,
                                                       ds_scratchpad_iface_iface_init))
+
+/* Setting a kind up --------------------------------------------------------------- */
 
 static gboolean
 ensure_device_order (DsScratchpad  *self,
@@ -100,151 +99,118 @@ ensure_device_order (DsScratchpad  *self,
 }
 
 /* Whether the scratchpad may stop entering the device order's scope for
- * @kind (asked when a given upstream is set up, and after each block taken
- * in that scope until the answer is known).
- * It may where the scope is empty (a host order) or where the upstream
- * is a pool bound to the order's device and context (ds-gst's pools, once
- * they made their first upstream allocation in a scratchpad's scope, so
- * from the first block of every later scratchpad), which enters
- * them itself for its upstream calls, as the default pools do: then its
- * blocks take the short way (refill ()) and its releases enter nothing,
- * so a reused lifecycle makes no CUDA call to check the current context
- * (one per block and one per release before; bench-cuda-calls' own-pools
- * case). */
+ * @kind: where the scope is empty (a host order) or the upstream enters
+ * the order's device and context itself (a fenced resource bound to
+ * them, as the default pools and ds-gst's are). Asked when a given
+ * upstream is bound, and after each block taken in the scope until the
+ * answer is known (a pool binds itself at its first upstream call). */
 static void
 note_self_scoped (DsScratchpad *self,
                   DsMemoryKind  kind)
 {
-  DsPoolBinding binding;
+  DsScopeBinding binding;
 
   switch (self->device_order.type)
     {
     case DS_ACCESS_ORDER_TYPE_HOST:
-      binding = DS_POOL_BINDING_SAME;
+      binding = DS_SCOPE_BINDING_SAME;
       break;
     case DS_ACCESS_ORDER_TYPE_DEVICE:
-      binding = ds_pool_resource_get_binding (self->upstream[kind], self->device_order.device,
-                                              self->device_order.context);
+      binding = ds_fenced_resource_get_binding (self->arenas[kind].upstream.resource,
+                                                self->device_order.device,
+                                                self->device_order.context);
       break;
     case DS_ACCESS_ORDER_TYPE_UNSET:
     default:
-      /* Not resolved yet: ask again after the first block. */
-      binding = DS_POOL_BINDING_NOT_YET;
+      binding = DS_SCOPE_BINDING_NOT_YET;
       break;
     }
-  if (binding == DS_POOL_BINDING_SAME)
+  if (binding == DS_SCOPE_BINDING_SAME)
     self->self_scoped |= 1u << kind;
-  if (binding != DS_POOL_BINDING_NOT_YET)
+  if (binding != DS_SCOPE_BINDING_NOT_YET)
     self->scope_checked |= 1u << kind;
 }
 
+/* Binds @kind's arena to its upstream: the resource given (of that kind),
+ * else the default of the device order's device and context. */
 static gboolean
-ensure_upstream (DsScratchpad  *self,
-                 DsMemoryKind   kind,
-                 GError       **error)
+set_up_kind (DsScratchpad  *self,
+             DsMemoryKind   kind,
+             GError       **error)
 {
-  DsMemoryResource *resource;
+  DsMemoryResource *given = self->resources[kind];
+  const DsUpstream *upstream;
+  gboolean self_scoped = FALSE;
 
-  if (self->upstream[kind] != NULL)
-    return TRUE;
+  if (kind != DS_MEMORY_KIND_HOST && !ensure_device_order (self, error))
+    return FALSE;
 
-  if (self->resources[kind] != NULL)
+  if (given != NULL)
     {
-      DsMemoryKind given = ds_memory_resource_get_kind (self->resources[kind]);
+      DsMemoryKind given_kind = ds_memory_resource_get_kind (given);
 
-      if (G_UNLIKELY (given != kind))
+      if (G_UNLIKELY (given_kind != kind))
         {
           g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
                        "The %s-resource property holds a %s resource; "
                        "%s memory needs a %s resource",
-                       ds_memory_kind_get_nick (kind), ds_memory_kind_get_nick (given),
+                       ds_memory_kind_get_nick (kind), ds_memory_kind_get_nick (given_kind),
                        ds_memory_kind_get_nick (kind), ds_memory_kind_get_nick (kind));
           return FALSE;
         }
-      resource = self->resources[kind];
-      self->upstream[kind] = resource;
-      /* A pool bound already (by an earlier scratchpad: ds-gst makes one
-       * per buffer over its context's pools) needs no scope from the
-       * first block on. */
+      if (!ds_arena_bind (&self->arenas[kind], given, error))
+        return FALSE;
       if (kind != DS_MEMORY_KIND_HOST)
         note_self_scoped (self, kind);
       return TRUE;
     }
+
+  if (kind == DS_MEMORY_KIND_HOST)
+    upstream = ds_default_resource_get_cached (kind, 0, NULL, &self_scoped, error);
   else
-    {
-      gboolean self_scoped = FALSE;
+    upstream = ds_default_resource_get_cached (kind, self->device_order.device,
+                                               self->device_order.context,
+                                               &self_scoped, error);
+  if (upstream == NULL)
+    return FALSE;
 
-      if (kind == DS_MEMORY_KIND_HOST)
-        resource = ds_default_resource_get_cached (kind, 0, NULL, &self_scoped, error);
-      else
-        resource = ds_default_resource_get_cached (kind, self->device_order.device,
-                                                   self->device_order.context,
-                                                   &self_scoped, error);
-      if (resource == NULL)
-        return FALSE;
-      if (self_scoped)
-        self->self_scoped |= 1u << kind;
-      /* Default resources live as long as the process. */
-      ds_arena_share_demand (&self->arenas[kind], kind);
-    }
-
-  self->upstream[kind] = resource;
+  ds_arena_bind_default (&self->arenas[kind], upstream, kind);
+  if (self_scoped)
+    self->self_scoped |= 1u << kind;
+  self->scope_checked |= 1u << kind;
   return TRUE;
 }
 
-static gboolean
-check_request (DsMemoryKind   kind,
-               gsize          size,
-               gsize         *alignment,
-               GError       **error)
-{
-  if (!ds_memory_check_kind (kind, error))
-    return FALSE;
+/* Allocation ---------------------------------------------------------------------- */
 
-  /* Blocks are taken aligned to DS_ARENA_BLOCK_ALIGNMENT: a size that
-   * overflows once padded to that is refused here, in the caller's terms,
-   * rather than by the upstream in terms of a block the caller never
-   * asked for. */
-  return ds_memory_check_size_alignment (size, alignment, DS_SCRATCHPAD_DEFAULT_ALIGNMENT,
-                                         DS_ARENA_BLOCK_ALIGNMENT, error);
-}
-
-/* Sets up @kind if need be and takes a new block for the request. */
+/* A new block for a checked request, setting @kind up first if need be.
+ * Device memory is allocated in the device order; pinned and managed
+ * memory in host order, since the CPU fills them. */
 static gpointer
-grow (DsScratchpad  *self,
-      DsMemoryKind   kind,
-      gsize          size,
-      gsize          alignment,
-      GError       **error)
+take_block (DsScratchpad  *self,
+            DsMemoryKind   kind,
+            gsize          size,
+            gsize          alignment,
+            GError       **error)
 {
   DsArena *arena = &self->arenas[kind];
-  DsCudaScope scope;
   const DsAccessOrder *order = NULL;
+  DsCudaScope scope;
   gpointer ptr;
 
-  if (kind == DS_MEMORY_KIND_HOST)
-    {
-      if (!ensure_upstream (self, kind, error))
-        return NULL;
-      return ds_arena_grow (arena, self->upstream[kind], NULL, size, alignment, error);
-    }
-
-  /* GPU kinds. Device memory is allocated in the device order; pinned and
-   * managed memory in host order, since the CPU fills them. */
-  if (!ensure_device_order (self, error) || !ensure_upstream (self, kind, error))
+  if (G_UNLIKELY (!ds_arena_is_bound (arena)) && !set_up_kind (self, kind, error))
     return NULL;
+
   if (kind == DS_MEMORY_KIND_DEVICE && ds_access_order_is_device (&self->device_order))
     order = &self->device_order;
+  if (kind == DS_MEMORY_KIND_HOST || (self->self_scoped & (1u << kind)))
+    return ds_arena_grow (arena, size, alignment, order, error);
 
-  /* The default pools work in the device and driver context they belong
-   * to by themselves; any other upstream is called in the device order's,
-   * whatever the calling thread has current. */
-  if (self->self_scoped & (1u << kind))
-    return ds_arena_grow (arena, self->upstream[kind], order, size, alignment, error);
-
+  /* Any other upstream is called in the device order's device and
+   * context, whatever the calling thread has current. */
   if (!ds_access_order_enter (&self->device_order, &scope, error))
     return NULL;
-  ptr = ds_arena_grow (arena, self->upstream[kind], order, size, alignment, error);
+  ptr = ds_arena_grow (arena, size, alignment, order, error);
   ds_cuda_scope_leave (&scope);
   if (ptr != NULL && !(self->scope_checked & (1u << kind)))
     note_self_scoped (self, kind);
@@ -252,49 +218,8 @@ grow (DsScratchpad  *self,
   return ptr;
 }
 
-/* Hands @local_error on to @error, named after the request as the caller
- * made it. */
-G_GNUC_NO_INLINE static void
-propagate_alloc_error (GError       **error,
-                       GError        *local_error,
-                       DsMemoryKind   kind,
-                       gsize          size,
-                       gsize          alignment)
-{
-  char text[64];
-
-  g_propagate_prefixed_error (error, local_error,
-                              "Cannot allocate %" G_GSIZE_FORMAT " bytes of %s memory with %s: ",
-                              size, ds_memory_kind_get_nick (kind),
-                              ds_memory_alignment_text (text, alignment,
-                                                        DS_SCRATCHPAD_DEFAULT_ALIGNMENT));
-}
-
-/* A new block for a checked request (@a: the power-of-two alignment it
- * is placed with) that did not fit, setting @kind up first if need be. */
-G_GNUC_NO_INLINE static gpointer
-new_block (DsScratchpad  *self,
-           DsMemoryKind   kind,
-           gsize          size,
-           gsize          alignment,
-           gsize          a,
-           GError       **error)
-{
-  GError *local_error = NULL;
-  gpointer ptr;
-
-  /* From here on, the settings are fixed. */
-  self->in_use = TRUE;
-
-  ptr = grow (self, kind, size, a, &local_error);
-  if (G_UNLIKELY (ptr == NULL))
-    propagate_alloc_error (error, local_error, kind, size, alignment);
-
-  return ptr;
-}
-
-/* Everything but the bump: checks, lazy set-up, a new block. Every error
- * message names the request as the caller made it. */
+/* Everything but the bump: checks, the kind's set-up, a new block. Every
+ * error message names the request as the caller made it. */
 G_GNUC_NO_INLINE static gpointer
 alloc_slow (DsScratchpad  *self,
             DsMemoryKind   kind,
@@ -302,6 +227,7 @@ alloc_slow (DsScratchpad  *self,
             gsize          alignment,
             GError       **error)
 {
+  GError *local_error = NULL;
   gsize a = alignment;
   gpointer ptr;
   char text[64];
@@ -309,7 +235,7 @@ alloc_slow (DsScratchpad  *self,
   g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!check_request (kind, size, &a, error))
+  if (!ds_memory_check_kind (kind, error) || !ds_arena_check_request (size, &a, error))
     return NULL;
 
   if (G_UNLIKELY (self->disposed))
@@ -317,107 +243,43 @@ alloc_slow (DsScratchpad  *self,
       g_set_error (error, DS_ERROR, DS_ERROR_DISPOSED,
                    "Cannot allocate %" G_GSIZE_FORMAT " bytes of %s memory with %s: "
                    "scratchpad %p was disposed", size, ds_memory_kind_get_nick (kind),
-                   ds_memory_alignment_text (text, alignment, DS_SCRATCHPAD_DEFAULT_ALIGNMENT),
+                   ds_memory_alignment_text (text, alignment, DS_ARENA_MIN_ALIGNMENT),
                    (void *) self);
       return NULL;
     }
-
   if (size == 0)
     return NULL;
 
-  ptr = ds_arena_try_bump (&self->arenas[kind], size, a);
-  if (ptr != NULL)
-    return ptr;
-
-  return new_block (self, kind, size, alignment, a, error);
-}
-
-/* The class, for the type checks of the paths taken per unit of work:
- * one comparison where DS_IS_SCRATCHPAD () calls ds_scratchpad_get_type ()
- * (DsScratchpad is final: an instance is one exactly when its class is
- * this). Set by class_init, before any instance exists. */
-static gpointer scratchpad_class;
-
-static inline gboolean
-is_scratchpad (gconstpointer instance)
-{
-  /* Relaxed: one value, stored before any instance exists; atomic so
-   * that ThreadSanitizer, which does not see GLib's class lock, does not
-   * take the read on another thread for a race. */
-  return instance != NULL &&
-         ((const GTypeInstance *) instance)->g_class ==
-         __atomic_load_n (&scratchpad_class, __ATOMIC_RELAXED);
-}
-
-/* A bit per kind that holds blocks (spelt out: GCC keeps the loop). */
-static inline guint
-held_kinds (const DsScratchpad *self)
-{
-  G_STATIC_ASSERT (DS_N_MEMORY_KINDS == 4);
-
-  return (guint) (self->arenas[0].n_blocks != 0) |
-         (guint) (self->arenas[1].n_blocks != 0) << 1 |
-         (guint) (self->arenas[2].n_blocks != 0) << 2 |
-         (guint) (self->arenas[3].n_blocks != 0) << 3;
-}
-
-static inline gboolean
-holds_blocks (const DsScratchpad *self)
-{
-  return (self->arenas[0].n_blocks | self->arenas[1].n_blocks |
-          self->arenas[2].n_blocks | self->arenas[3].n_blocks) != 0;
-}
-
-/* Whether a request that the exported function checked (a valid kind, a
- * non-zero size, a power-of-two alignment @a, no error set) and that did
- * not fit needs no more checks before a new block: a scratchpad not
- * disposed, an alignment and a size no block padding can overflow. FALSE:
- * alloc_slow () takes it (a large alignment or size, a disposed
- * scratchpad, not a scratchpad at all) and names what is wrong. */
-static inline gboolean
-is_plain_request (DsScratchpad *self,
-                  gsize         size,
-                  gsize         a)
-{
-  return is_scratchpad (self) &&
-         a <= DS_ARENA_BLOCK_ALIGNMENT && size <= G_MAXSIZE / 2 && !self->disposed;
-}
-
-/* Whether @kind is set up and its upstream needs no scope: then the new
- * block is refill ()'s, without grow ()'s look-ups again, which were half
- * of the instructions of a reused scratchpad's block taken (issue 9).
- * Otherwise new_block () sets the kind up (a new scratchpad's first block
- * of it) or enters the device order's scope. */
-static inline gboolean
-can_refill (DsScratchpad *self,
-            DsMemoryKind  kind)
-{
-  return self->upstream[kind] != NULL &&
-         (kind == DS_MEMORY_KIND_HOST || (self->self_scoped & (1u << kind)) != 0);
-}
-
-G_GNUC_NO_INLINE static gpointer
-refill (DsScratchpad  *self,
-        DsMemoryKind   kind,
-        gsize          size,
-        gsize          alignment,
-        gsize          a,
-        GError       **error)
-{
-  const DsAccessOrder *order = NULL;
-  GError *local_error = NULL;
-  gpointer ptr;
-
-  /* upstream[kind] is set: the device order was resolved before it. */
-  if (kind == DS_MEMORY_KIND_DEVICE && ds_access_order_is_device (&self->device_order))
-    order = &self->device_order;
-
+  /* From here on the settings wait for the next release. */
   self->in_use = TRUE;
-  ptr = ds_arena_grow (&self->arenas[kind], self->upstream[kind], order, size, a, &local_error);
+  ptr = take_block (self, kind, size, a, &local_error);
   if (G_UNLIKELY (ptr == NULL))
-    propagate_alloc_error (error, local_error, kind, size, alignment);
+    g_propagate_prefixed_error (error, local_error,
+                                "Cannot allocate %" G_GSIZE_FORMAT " bytes of %s memory with %s: ",
+                                size, ds_memory_kind_get_nick (kind),
+                                ds_memory_alignment_text (text, alignment, DS_ARENA_MIN_ALIGNMENT));
 
   return ptr;
+}
+
+/* The bump in @kind's arena, or everything else. */
+static inline gpointer
+scratchpad_alloc (DsScratchpad  *self,
+                  DsMemoryKind   kind,
+                  gsize          size,
+                  gsize          alignment,
+                  GError       **error)
+{
+  if (G_LIKELY (self != NULL && DS_MEMORY_KIND_IS_VALID (kind) &&
+                (error == NULL || *error == NULL)))
+    {
+      gpointer ptr = ds_arena_bump (&self->windows[kind], size, alignment);
+
+      if (G_LIKELY (ptr != NULL))
+        return ptr;
+    }
+
+  return alloc_slow (self, kind, size, alignment, error);
 }
 
 /**
@@ -440,15 +302,9 @@ refill (DsScratchpad  *self,
  * the next allocation of the kind starts there, or further on for a
  * larger alignment.
  *
- * In a loop of allocations, keep @self in a local variable: the compiler
- * then keeps the bump's cursor and counters in registers from one
- * allocation to the next. Read from a structure that the loop's stores
- * may alias (any pointer stored), @self is read again at every call and
- * every bump goes through memory.
- *
  * As everywhere in GLib, @error must be `NULL` or point to `NULL`: with
  * an error already set the call is refused with a critical and returns
- * `NULL`, even when the request would fit in the current block.
+ * `NULL`.
  *
  * Returns: (transfer none) (nullable): the memory; `NULL` without an error
  *   for size 0; `NULL` with @error set on failure: %DS_ERROR_INVALID_ARGUMENT
@@ -459,40 +315,14 @@ refill (DsScratchpad  *self,
  *   scratchpad keeps what it had). Messages name the size and alignment
  *   as passed.
  */
-/* In parentheses: the name is also a macro (the inline bump of
- * ds-scratchpad.h), and this is the function it falls back to. */
 gpointer
-(ds_scratchpad_alloc) (DsScratchpad  *self,
-                       DsMemoryKind   kind,
-                       gsize          size,
-                       gsize          alignment,
-                       GError       **error)
+ds_scratchpad_alloc (DsScratchpad  *self,
+                     DsMemoryKind   kind,
+                     gsize          size,
+                     gsize          alignment,
+                     GError       **error)
 {
-  /* With *error set, not even a bump succeeds: alloc_slow () refuses it
-   * (a critical), whether the request fits or not. */
-  if (G_LIKELY (self != NULL && DS_MEMORY_KIND_IS_VALID (kind) && size != 0 &&
-                (error == NULL || *error == NULL)))
-    {
-      gsize a = alignment != 0 ? alignment : DS_SCRATCHPAD_DEFAULT_ALIGNMENT;
-
-      if (G_LIKELY ((a & (a - 1)) == 0))
-        {
-          gpointer ptr = ds_arena_try_bump (&self->arenas[kind], size, a);
-
-          if (G_LIKELY (ptr != NULL))
-            return ptr;
-          if (G_LIKELY (is_plain_request (self, size, a)))
-            {
-              if (G_LIKELY (can_refill (self, kind)))
-                return refill (self, kind, size, alignment, a, error);
-              /* The first block of the kind (or one in the device
-               * order's scope): alloc_slow () without its checks. */
-              return new_block (self, kind, size, alignment, a, error);
-            }
-        }
-    }
-
-  return alloc_slow (self, kind, size, alignment, error);
+  return scratchpad_alloc (self, kind, size, alignment, error);
 }
 
 /**
@@ -512,27 +342,58 @@ gpointer
  *   [method@Ds.Scratchpad.alloc]
  */
 gpointer
-(ds_scratchpad_alloc_array) (DsScratchpad  *self,
-                             DsMemoryKind   kind,
-                             gsize          element_size,
-                             gsize          n_elements,
-                             gsize          alignment,
-                             GError       **error)
+ds_scratchpad_alloc_array (DsScratchpad  *self,
+                           DsMemoryKind   kind,
+                           gsize          element_size,
+                           gsize          n_elements,
+                           gsize          alignment,
+                           GError       **error)
 {
   gsize size;
 
+  if (G_LIKELY (g_size_checked_mul (&size, element_size, n_elements)))
+    return scratchpad_alloc (self, kind, size, alignment, error);
+
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+               "%" G_GSIZE_FORMAT " elements of %" G_GSIZE_FORMAT " bytes overflow",
+               n_elements, element_size);
+  return NULL;
+}
+
+/**
+ * ds_scratchpad_alloc_block: (rename-to ds_scratchpad_alloc)
+ * @self: a #DsScratchpad
+ * @kind: the kind of memory
+ * @size: the number of bytes
+ * @alignment: a power of two, or 0 for 16
+ * @error: return location for a #GError
+ *
+ * Allocates like [method@Ds.Scratchpad.alloc] and wraps the memory in a
+ * [struct@Ds.Block], which is how bindings allocate (`sp.alloc(kind, size,
+ * alignment)` in Python and JavaScript).
+ *
+ * Returns: (transfer full) (nullable): a new #DsBlock, `NULL` for size 0 or
+ *   with @error set
+ */
+DsBlock *
+ds_scratchpad_alloc_block (DsScratchpad  *self,
+                           DsMemoryKind   kind,
+                           gsize          size,
+                           gsize          alignment,
+                           GError       **error)
+{
+  gpointer ptr;
+
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (G_UNLIKELY (!g_size_checked_mul (&size, element_size, n_elements)))
-    {
-      g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
-      g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
-                   "%" G_GSIZE_FORMAT " elements of %" G_GSIZE_FORMAT
-                   " bytes overflow", n_elements, element_size);
-      return NULL;
-    }
+  ptr = scratchpad_alloc (self, kind, size, alignment, error);
+  if (ptr == NULL)
+    return NULL;
 
-  return (ds_scratchpad_alloc) (self, kind, size, alignment, error);
+  return ds_block_new (self, &self->source, ptr, size, kind);
 }
 
 static gpointer
@@ -542,7 +403,7 @@ ds_scratchpad_iface_alloc_impl (DsScratchpadIface  *iface,
                                 gsize               alignment,
                                 GError            **error)
 {
-  return ds_scratchpad_alloc ((DsScratchpad *) iface, kind, size, alignment, error);
+  return scratchpad_alloc ((DsScratchpad *) iface, kind, size, alignment, error);
 }
 
 static void
@@ -551,15 +412,263 @@ ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface)
   iface->alloc = ds_scratchpad_iface_alloc_impl;
 }
 
+/* Uploads (DALI's ToGPU and ToContiguousGPU) ---------------------------------------- */
+
+/**
+ * ds_scratchpad_to_contiguous_device: (skip)
+ * @self: a #DsScratchpad
+ * @n_arrays: the number of arrays
+ * @arrays: (array length=n_arrays): the host arrays
+ * @sizes: (array length=n_arrays): their sizes in bytes
+ * @alignment: the alignment of each array in the device memory (a power
+ *   of two, or 0 for 16)
+ * @device_ptrs: (out caller-allocates) (array length=n_arrays) (optional):
+ *   where each array lands (`NULL` for an empty one)
+ * @error: return location for a #GError
+ *
+ * Packs @arrays into pinned scratch, then into one device allocation with
+ * a single copy queued in the device order (DALI's `ToContiguousGPU`). The
+ * pinned staging memory goes back in the pinned deallocation order, which
+ * is made to wait for the copy if it is not the device order.
+ *
+ * Returns: (transfer none) (nullable): the device memory holding every
+ *   array, `NULL` if all are empty, or `NULL` with @error set
+ */
+gpointer
+ds_scratchpad_to_contiguous_device (DsScratchpad        *self,
+                                    guint                n_arrays,
+                                    const gconstpointer *arrays,
+                                    const gsize         *sizes,
+                                    gsize                alignment,
+                                    gpointer            *device_ptrs,
+                                    GError             **error)
+{
+  gsize total = 0, alignment_as_passed = alignment;
+  const DsAccessOrder *pinned_order;
+  guint8 *staging, *device;
+  char text[64];
+
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  g_return_val_if_fail (n_arrays == 0 || (arrays != NULL && sizes != NULL), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!ds_arena_check_request (0, &alignment, error))
+    return NULL;
+
+  for (guint i = 0; i < n_arrays; i++)
+    {
+      gsize start = (total + alignment - 1) & ~(alignment - 1);
+
+      if (start < total || sizes[i] > G_MAXSIZE - start - alignment)
+        {
+          g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                       "The total size of the %u arrays with %s overflows at "
+                       "array %u (%" G_GSIZE_FORMAT " bytes)", n_arrays,
+                       ds_memory_alignment_text (text, alignment_as_passed,
+                                                 DS_ARENA_MIN_ALIGNMENT),
+                       i, sizes[i]);
+          return NULL;
+        }
+      g_return_val_if_fail (arrays[i] != NULL || sizes[i] == 0, NULL);
+      total = start + sizes[i];
+    }
+
+  if (total == 0)
+    {
+      for (guint i = 0; device_ptrs != NULL && i < n_arrays; i++)
+        device_ptrs[i] = NULL;
+      return NULL;
+    }
+
+  staging = scratchpad_alloc (self, DS_MEMORY_KIND_PINNED, total, alignment, error);
+  if (staging == NULL)
+    return NULL;
+  device = scratchpad_alloc (self, DS_MEMORY_KIND_DEVICE, total, alignment, error);
+  if (device == NULL)
+    return NULL;
+
+  total = 0;
+  for (guint i = 0; i < n_arrays; i++)
+    {
+      gsize start = (total + alignment - 1) & ~(alignment - 1);
+
+      if (sizes[i] > 0)
+        memcpy (staging + start, arrays[i], sizes[i]);
+      if (device_ptrs != NULL)
+        device_ptrs[i] = sizes[i] > 0 ? device + start : NULL;
+      total = start + sizes[i];
+    }
+
+  /* In host order the copy is complete when this returns. */
+  if (!ds_access_order_memcpy (&self->device_order, device, staging, total, FALSE, error))
+    return NULL;
+
+  pinned_order = ds_scratchpad_dealloc_order (self, DS_MEMORY_KIND_PINNED);
+  if (!ds_access_order_equal (pinned_order, &self->device_order) &&
+      !ds_access_order_wait (pinned_order, &self->device_order, error))
+    return NULL;
+
+  return device;
+}
+
+/**
+ * ds_scratchpad_to_device: (skip)
+ * @self: a #DsScratchpad
+ * @data: (array length=size) (element-type guint8): host data
+ * @size: the number of bytes
+ * @alignment: a power of two, or 0 for 16
+ * @error: return location for a #GError
+ *
+ * Copies @data into device scratch (DALI's `ToGPU`): through pinned
+ * staging, with the copy queued in the device order.
+ *
+ * Returns: (transfer none) (nullable): the device copy, `NULL` for size 0,
+ *   or `NULL` with @error set
+ */
+gpointer
+ds_scratchpad_to_device (DsScratchpad  *self,
+                         gconstpointer  data,
+                         gsize          size,
+                         gsize          alignment,
+                         GError       **error)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  g_return_val_if_fail (data != NULL || size == 0, NULL);
+
+  return ds_scratchpad_to_contiguous_device (self, 1, &data, &size, alignment, NULL, error);
+}
+
+/**
+ * ds_scratchpad_to_device_block: (rename-to ds_scratchpad_to_device)
+ * @self: a #DsScratchpad
+ * @data: (array length=size) (element-type guint8) (nullable): host data
+ *   to upload
+ * @size: the number of bytes
+ * @alignment: a power of two, or 0 for 16
+ * @error: return location for a #GError
+ *
+ * [method@Ds.Scratchpad.to_device] returning a device [struct@Ds.Block];
+ * in Python and JavaScript this is `sp.to_device(data, alignment)`.
+ *
+ * Returns: (transfer full) (nullable): a device block holding a copy of
+ *   @data, `NULL` for size 0, or `NULL` with @error set
+ */
+DsBlock *
+ds_scratchpad_to_device_block (DsScratchpad  *self,
+                               const guint8  *data,
+                               gsize          size,
+                               gsize          alignment,
+                               GError       **error)
+{
+  gpointer device;
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  device = ds_scratchpad_to_device (self, data, size, alignment, error);
+  if (device == NULL)
+    return NULL;
+
+  return ds_block_new (self, &self->source, device, size, DS_MEMORY_KIND_DEVICE);
+}
+
+static void
+block_unref_nullable (gpointer block)
+{
+  if (block != NULL)
+    ds_block_unref (block);
+}
+
+/**
+ * ds_scratchpad_to_contiguous_device_block: (rename-to ds_scratchpad_to_contiguous_device)
+ * @self: a #DsScratchpad
+ * @arrays: (array length=n_arrays): the host arrays
+ * @n_arrays: the number of arrays
+ * @alignment: the alignment of each array in the device block (a power of
+ *   two, or 0 for 16)
+ * @blocks: (out) (optional) (transfer container) (element-type DsBlock):
+ *   one device block per array, inside the returned one (`NULL` for an
+ *   empty array); the array unrefs them when freed
+ * @error: return location for a #GError
+ *
+ * [method@Ds.Scratchpad.to_contiguous_device] for bindings. In Python this
+ * is `block, blocks = sp.to_contiguous_device(arrays, alignment)`.
+ *
+ * Returns: (transfer full) (nullable): the device block holding every
+ *   array, `NULL` if all are empty, or `NULL` with @error set
+ */
+DsBlock *
+ds_scratchpad_to_contiguous_device_block (DsScratchpad  *self,
+                                          GBytes       **arrays,
+                                          guint          n_arrays,
+                                          gsize          alignment,
+                                          GPtrArray    **blocks,
+                                          GError       **error)
+{
+  g_autofree gconstpointer *data = g_new0 (gconstpointer, MAX (n_arrays, 1));
+  g_autofree gsize *sizes = g_new0 (gsize, MAX (n_arrays, 1));
+  g_autofree gpointer *device_ptrs = g_new0 (gpointer, MAX (n_arrays, 1));
+  GError *local_error = NULL;
+  guint8 *device;
+  gsize total = 0;
+
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  g_return_val_if_fail (n_arrays == 0 || arrays != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (blocks != NULL)
+    *blocks = NULL;
+  for (guint i = 0; i < n_arrays; i++)
+    {
+      g_return_val_if_fail (arrays[i] != NULL, NULL);
+      data[i] = g_bytes_get_data (arrays[i], &sizes[i]);
+    }
+
+  device = ds_scratchpad_to_contiguous_device (self, n_arrays, data, sizes, alignment,
+                                               device_ptrs, &local_error);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, local_error);
+      return NULL;
+    }
+
+  for (guint i = 0; i < n_arrays; i++)
+    if (sizes[i] > 0)
+      total = MAX (total, (gsize) ((guint8 *) device_ptrs[i] - device) + sizes[i]);
+
+  if (blocks != NULL)
+    {
+      *blocks = g_ptr_array_new_full (n_arrays, block_unref_nullable);
+      for (guint i = 0; i < n_arrays; i++)
+        g_ptr_array_add (*blocks, sizes[i] == 0 ? NULL :
+                         ds_block_new (self, &self->source, device_ptrs[i], sizes[i],
+                                       DS_MEMORY_KIND_DEVICE));
+    }
+
+  if (device == NULL)
+    return NULL;
+  return ds_block_new (self, &self->source, device, total, DS_MEMORY_KIND_DEVICE);
+}
+
+/* Release ------------------------------------------------------------------------- */
+
+/* A bit per kind that holds blocks (spelt out: GCC keeps the loop). */
+static inline guint
+held_kinds (const DsScratchpad *self)
+{
+  G_STATIC_ASSERT (DS_N_MEMORY_KINDS == 4);
+
+  return (guint) (self->arenas[0].n_blocks != 0) |
+         (guint) (self->arenas[1].n_blocks != 0) << 1 |
+         (guint) (self->arenas[2].n_blocks != 0) << 2 |
+         (guint) (self->arenas[3].n_blocks != 0) << 3;
+}
+
 /* Whether a release may keep a block of @kind for the next unit of work:
  * only where the block is taken again in the order it is given back in,
- * so that stream order alone makes the reuse safe, as it does in a pool
- * (DESIGN §4: a block freed on stream S and taken again on S needs no
- * event and no query). Host memory: host order both ways. Device memory:
- * taken and given back in the device order. Pinned and managed memory are
- * taken in host order (the CPU fills them): only if they are also given
- * back in host order; given back on a stream, the host must not write
- * them again before that stream's work is done, which the pool checks. */
+ * so that stream order alone makes the reuse safe, as it does in a pool.
+ * Host memory: host order both ways. Device memory: taken and given back
+ * in the device order. Pinned and managed memory are taken in host order
+ * (the CPU fills them): only if they are also given back in host order. */
 static gboolean
 can_keep (DsScratchpad *self,
           DsMemoryKind  kind)
@@ -577,26 +686,80 @@ can_keep (DsScratchpad *self,
     }
 }
 
+/* Gives the blocks of @held kinds back; @keep as keep-blocks says. */
+static void
+give_back (DsScratchpad *self,
+           guint         held,
+           gboolean      keep)
+{
+  GError *scope_error = NULL;
+  gboolean in_scope = FALSE;
+  DsFenceBatch batch;
+  DsCudaScope scope;
+  guint scoped_kinds;
+
+  /* Blocks of GPU kinds from an upstream that does not enter its own
+   * device and context go back in those of the device order, whichever
+   * thread this is: one scope for all of them. */
+  scoped_kinds = held & ~self->self_scoped & ~(1u << DS_MEMORY_KIND_HOST);
+  if (scoped_kinds != 0)
+    in_scope = ds_access_order_enter (&self->device_order, &scope, &scope_error);
+
+  ds_fence_batch_init (&batch);
+
+  /* Host, pinned, device, managed: the lowest bit first. */
+  for (guint left = held; left != 0; left &= left - 1)
+    {
+      DsMemoryKind kind = (DsMemoryKind) __builtin_ctz (left);
+      DsArena *arena = &self->arenas[kind];
+      GError *error = NULL;
+
+      if ((scoped_kinds & (1u << kind)) && !in_scope)
+        {
+          g_warning ("Scratchpad %p: %u %s block(s) held back rather than given "
+                     "back while work may still use them: %s", self,
+                     arena->n_blocks, ds_memory_kind_get_nick (kind), scope_error->message);
+          ds_arena_abandon (arena);
+          continue;
+        }
+
+      if (!ds_arena_release (arena, &batch, ds_scratchpad_dealloc_order (self, kind),
+                             keep && can_keep (self, kind), &error))
+        {
+          g_warning ("Scratchpad %p: %s memory could not be given back in order "
+                     "and is held back rather than reused early: %s", self,
+                     ds_memory_kind_get_nick (kind), error->message);
+          g_error_free (error);
+        }
+    }
+
+  ds_fence_batch_finish (&batch);
+  if (in_scope)
+    ds_cuda_scope_leave (&scope);
+  g_clear_error (&scope_error);
+}
+
 /**
  * ds_scratchpad_release:
  * @self: a #DsScratchpad
  *
  * Gives all memory back now, in stream order, and leaves the scratchpad
- * empty and usable again.
+ * empty and usable again, with settings that may change until its next
+ * allocation.
  *
- * Kinds go back host → pinned → device → managed, each block newest first,
- * to the resource it came from, with its size and alignment, exactly once:
- * host memory at once; device memory in the device order; pinned and
- * managed memory in their deallocation orders. A long-lived scratchpad
- * must be released after each unit of work, or it holds its memory
- * forever. Every pointer and [struct@Ds.Block] handed out before is invalid
- * afterwards.
+ * Kinds go back host -> pinned -> device -> managed, each block newest
+ * first, to the resource it came from, with its size and alignment,
+ * exactly once: host memory at once; device memory in the device order;
+ * pinned and managed memory in their deallocation orders. A long-lived
+ * scratchpad must be released after each unit of work, or it holds its
+ * memory forever. Every pointer and [struct@Ds.Block] handed out before
+ * is invalid afterwards.
  *
  * With [property@Ds.Scratchpad:keep-blocks], the newest block of each
  * kind that is taken again in the order it is given back in (host and
  * device memory; pinned and managed memory only with a host deallocation
  * order) stays with the scratchpad instead, empty, for the next unit of
- * work: see there.
+ * work.
  *
  * While exports of its blocks are alive ([method@Ds.Block.export], made
  * for NumPy arrays, DLPack and the like), the release is refused with a
@@ -608,209 +771,47 @@ can_keep (DsScratchpad *self,
 void
 ds_scratchpad_release (DsScratchpad *self)
 {
-  DsFenceBatch batch;
-  DsCudaScope scope;
-  GError *scope_error = NULL;
-  gboolean in_scope = FALSE;
-  guint held, scoped_kinds;
-  gboolean keep;
+  guint held;
 
-  if (G_UNLIKELY (!is_scratchpad (self)))
-    g_return_if_fail (DS_IS_SCRATCHPAD (self));
+  g_return_if_fail (DS_IS_SCRATCHPAD (self));
 
-  /* Bindings: memory that an export (a NumPy array, a DLPack capsule) may
-   * still use is not given back; see ds_block_export (). */
-  if (G_UNLIKELY (g_atomic_int_get (&self->n_exports) != 0))
+  /* Memory that an export (a NumPy array, a DLPack capsule) may still
+   * use is not given back. */
+  if (G_UNLIKELY (g_atomic_int_get (&self->source.n_exports) != 0))
     {
       g_critical ("ds_scratchpad_release: %d export(s) of the scratchpad's blocks "
                   "are alive (NumPy arrays, memoryviews, DLPack capsules, CUDA "
                   "array interface consumers); the memory is not given back while "
-                  "they may use it", g_atomic_int_get (&self->n_exports));
+                  "they may use it", g_atomic_int_get (&self->source.n_exports));
       return;
     }
 
   held = held_kinds (self);
-  if (held == 0)
-    {
-      self->generation++;
-      return;
-    }
+  if (held != 0)
+    give_back (self, held, self->keep_blocks && !self->disposed);
 
-  /* Blocks of GPU kinds from an upstream that does not enter its own
-   * device and context are given back in those of the device order,
-   * whichever thread this is: one scope for all of them. */
-  scoped_kinds = held & ~self->self_scoped & ~(1u << DS_MEMORY_KIND_HOST);
-  if (scoped_kinds != 0)
-    in_scope = ds_access_order_enter (&self->device_order, &scope, &scope_error);
-
-  ds_fence_batch_init (&batch);
-  /* Dispose gives everything back, kept or not. */
-  keep = self->keep_blocks && !self->disposed;
-
-  /* Host, pinned, device, managed: the lowest bit first. */
-  for (guint left = held; left != 0; left &= left - 1)
-    {
-      DsMemoryKind kind = (DsMemoryKind) __builtin_ctz (left);
-      DsArena *arena = &self->arenas[kind];
-      GError *error = NULL;
-
-      if ((scoped_kinds & (1u << kind)) && !in_scope)
-        {
-          g_warning ("Scratchpad %p: %u %s block(s) leaked rather than given "
-                     "back while work may still use them: %s", self,
-                     arena->n_blocks, ds_memory_kind_get_nick (kind), scope_error->message);
-          ds_arena_abandon (arena);
-          continue;
-        }
-
-      if (!ds_arena_release (arena, self->upstream[kind], ds_scratchpad_dealloc_order (self, kind),
-                             &batch, keep && can_keep (self, kind), &error))
-        {
-          g_warning ("Scratchpad %p: %s memory could not be given back in order "
-                     "and was leaked rather than reused early: %s", self,
-                     ds_memory_kind_get_nick (kind), error->message);
-          g_error_free (error);
-        }
-    }
-
-  ds_fence_batch_finish (&batch);
-  if (in_scope)
-    ds_cuda_scope_leave (&scope);
-  if (G_UNLIKELY (scope_error != NULL))
-    g_error_free (scope_error);
-
-  self->generation++;
+  self->in_use = FALSE;
+  self->source.generation++;
 }
 
-/**
- * ds_scratchpad_get_device_order:
- * @self: a #DsScratchpad
- *
- * The order device memory is allocated and released in. Before the first
- * allocation of a GPU kind, a scratchpad made without a device order
- * returns an unset order (neither host nor device); afterwards the legacy
- * default stream of the device that was current then.
- *
- * Returns: (transfer none): the device order
- */
-const DsAccessOrder *
-ds_scratchpad_get_device_order (DsScratchpad *self)
-{
-  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
-
-  return &self->device_order;
-}
-
-/**
- * ds_scratchpad_get_dealloc_order:
- * @self: a #DsScratchpad
- * @kind: a memory kind
- *
- * The order @kind memory is given back in: host order for host memory,
- * the device order for device memory, the pinned or managed deallocation
- * order (the device order unless set) for those kinds.
- *
- * Returns: (transfer none) (nullable): the order; `NULL` for host memory
- *   (which needs none) and for an unknown kind
- */
-const DsAccessOrder *
-ds_scratchpad_get_dealloc_order (DsScratchpad *self,
-                                 DsMemoryKind  kind)
-{
-  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
-  g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), NULL);
-
-  return ds_scratchpad_dealloc_order (self, kind);
-}
-
-/**
- * ds_scratchpad_get_initial_size:
- * @self: a #DsScratchpad
- * @kind: a memory kind
- *
- * The size of the first block of @kind.
- *
- * Returns: the size of the first block of @kind
- */
-gsize
-ds_scratchpad_get_initial_size (DsScratchpad *self,
-                                DsMemoryKind  kind)
-{
-  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
-  g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), 0);
-
-  return self->arenas[kind].initial_size;
-}
-
-/**
- * ds_scratchpad_get_max_block_size:
- * @self: a #DsScratchpad
- *
- * The size past which blocks stop doubling; see
- * [property@Ds.Scratchpad:max-block-size].
- *
- * Returns: the growth ceiling in bytes (the default resolved)
- */
-guint64
-ds_scratchpad_get_max_block_size (DsScratchpad *self)
-{
-  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
-
-  return self->arenas[DS_MEMORY_KIND_HOST].max_block_size;
-}
-
-/**
- * ds_scratchpad_set_max_block_size:
- * @self: a #DsScratchpad
- * @max_block_size: the growth ceiling in bytes; 0 for the default
- *   (%DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE), %G_MAXUINT64 for none
- *
- * Sets [property@Ds.Scratchpad:max-block-size]. Like every setting, only
- * before the first allocation: afterwards it is refused with a critical.
- */
+/* Before a setting changes (no allocation is alive): gives back the
+ * blocks kept for the next unit and forgets what each kind was bound
+ * to, so that the next allocation sets it up as the settings now say. */
 void
-ds_scratchpad_set_max_block_size (DsScratchpad *self,
-                                  guint64       max_block_size)
+ds_scratchpad_unsettle (DsScratchpad *self)
 {
-  g_return_if_fail (DS_IS_SCRATCHPAD (self));
+  guint held = held_kinds (self);
 
-  g_object_set (self, "max-block-size", max_block_size, NULL);
+  if (held != 0)
+    give_back (self, held, FALSE);
+
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    memset (&self->arenas[kind].upstream, 0, sizeof self->arenas[kind].upstream);
+  self->self_scoped = 0;
+  self->scope_checked = 0;
 }
 
-/**
- * ds_scratchpad_get_keep_blocks:
- * @self: a #DsScratchpad
- *
- * Whether [method@Ds.Scratchpad.release] keeps blocks for the next unit
- * of work ([property@Ds.Scratchpad:keep-blocks]).
- *
- * Returns: whether releases keep blocks
- */
-gboolean
-ds_scratchpad_get_keep_blocks (DsScratchpad *self)
-{
-  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), FALSE);
-
-  return self->keep_blocks;
-}
-
-/**
- * ds_scratchpad_set_keep_blocks:
- * @self: a #DsScratchpad
- * @keep_blocks: whether releases keep blocks
- *
- * Sets [property@Ds.Scratchpad:keep-blocks]. Unlike the other settings,
- * at any time before the scratchpad is disposed: the next release
- * follows it.
- */
-void
-ds_scratchpad_set_keep_blocks (DsScratchpad *self,
-                               gboolean      keep_blocks)
-{
-  g_return_if_fail (DS_IS_SCRATCHPAD (self));
-
-  g_object_set (self, "keep-blocks", keep_blocks, NULL);
-}
+/* Statistics ---------------------------------------------------------------------- */
 
 /**
  * ds_scratchpad_get_reserved:
@@ -819,7 +820,7 @@ ds_scratchpad_set_keep_blocks (DsScratchpad *self,
  *
  * The bytes of @kind held from upstream (all blocks).
  *
- * Returns: the bytes of @kind held from upstream (all blocks)
+ * Returns: the bytes of @kind held from upstream
  */
 guint64
 ds_scratchpad_get_reserved (DsScratchpad *self,
@@ -837,15 +838,10 @@ ds_scratchpad_get_reserved (DsScratchpad *self,
  * @kind: a memory kind
  *
  * The bytes of @kind's blocks that allocations took since the last
- * release: each allocation's size rounded up to 16 (see
- * ds_scratchpad_alloc()) and the padding a larger alignment put before
- * it. The tail of a block left for a new one is not counted. It is 0
- * exactly when nothing of @kind was allocated since the last release.
- *
- * (Before soversion 1 this was the sum of the requested sizes, and
- * ds_scratchpad_get_n_allocations() counted the allocations: counting
- * them in every bump cost 12-17% of a reused lifecycle of many small
- * allocations.)
+ * release: each allocation's size rounded up to 16 and the padding a
+ * larger alignment put before it. The tail of a block left for a new one
+ * is not counted. It is 0 exactly when nothing of @kind was allocated
+ * since the last release.
  *
  * Returns: the bytes of @kind's blocks taken since the last release
  */
@@ -893,80 +889,39 @@ ds_scratchpad_get_n_exports (DsScratchpad *self)
 {
   g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
 
-  return (guint) g_atomic_int_get (&self->n_exports);
+  return (guint) g_atomic_int_get (&self->source.n_exports);
 }
 
-guint64
-ds_scratchpad_get_generation (DsScratchpad *self)
-{
-  return self->generation;
-}
-
-const DsAccessOrder *
-ds_scratchpad_get_work_order (DsScratchpad *self)
-{
-  return &self->device_order;
-}
-
-/* Whether the GLib running repeats GObject's dispose work in
- * g_object_unref () once the last reference's dispose returns (see
- * ds_scratchpad_dispose ()). Set once, at class init. */
-static gboolean unref_finishes_dispose;
+/* GObject ------------------------------------------------------------------------- */
 
 static void
 ds_scratchpad_dispose (GObject *object)
 {
   DsScratchpad *self = DS_SCRATCHPAD (object);
 
-  /* From now on every allocation is refused with DS_ERROR_DISPOSED, rather
-   * than going on with the default resources once the configured ones are
-   * dropped below. */
+  /* From now on every allocation is refused with DS_ERROR_DISPOSED. */
   self->disposed = TRUE;
 
-  /* A scratchpad that never allocated has nothing to give back. While
-   * exports of its blocks are alive (g_object_run_dispose () with a NumPy
-   * array around), their memory stays, with the resource it came from,
-   * until the exports are gone: finalize () gives it back. */
-  if (self->in_use && g_atomic_int_get (&self->n_exports) == 0)
-    ds_scratchpad_release (self);
-
-  if (G_LIKELY (!holds_blocks (self)))
+  /* While exports of its blocks are alive (g_object_run_dispose () with a
+   * NumPy array around), their memory stays, with the resource it came
+   * from, until they are gone: finalize () gives it back. */
+  if (g_atomic_int_get (&self->source.n_exports) == 0)
     {
-      memset (self->upstream, 0, sizeof self->upstream);
+      if (held_kinds (self) != 0)
+        ds_scratchpad_release (self);
+      ds_scratchpad_unsettle (self);
       for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
-        if (G_UNLIKELY (self->resources[kind] != NULL))
-          g_clear_object (&self->resources[kind]);
+        g_clear_object (&self->resources[kind]);
     }
   else
-    for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
-      {
-        if (self->arenas[kind].n_blocks != 0)
-          {
-            /* Kept for the exports: close the bump window, so that not
-             * even the inline bump of ds-scratchpad.h hands out more of
-             * it. */
-            self->windows[kind]._end = self->windows[kind]._cur;
-            continue;
-          }
-        self->upstream[kind] = NULL;
-        g_clear_object (&self->resources[kind]);
-      }
+    {
+      /* Close the bump windows: not even an inline bump of an older
+       * header hands out more of the memory kept for the exports. */
+      for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+        self->windows[kind].end = self->windows[kind].cur;
+    }
 
-  /* GObject's dispose destroys the signal handlers and closures and
-   * notifies the weak references. When the last reference goes,
-   * g_object_unref () calls dispose with the count at 1 (anyone else who
-   * runs dispose holds a reference: g_object_run_dispose () takes one) and
-   * does all of that itself right after dispose returns, before it
-   * finalizes (GLib 2.74 to 2.89 alike, read in their gobject.c); chaining
-   * up then only did it twice: the process-wide signal lock once more and
-   * three more qdata locks per scratchpad, on the path every new
-   * scratchpad takes. So GObject's dispose runs only when the object
-   * outlives this dispose, with a GLib known to do that (the one running,
-   * not the one built against; any other always chains up). DsScratchpad
-   * is final: no subclass dispose chains through here.
-   * (tests/test-scratchpad.c: dispose/gobject.) */
-  if (!unref_finishes_dispose || g_atomic_int_get (&object->ref_count) != 1)
-    G_OBJECT_CLASS (ds_scratchpad_parent_class)->dispose (object);
+  G_OBJECT_CLASS (ds_scratchpad_parent_class)->dispose (object);
 }
 
 static void
@@ -976,17 +931,13 @@ ds_scratchpad_finalize (GObject *object)
 
   /* Blocks kept at dispose for exports: each export held a reference, so
    * they are all gone now. */
-  if (G_UNLIKELY (holds_blocks (self)))
+  if (G_UNLIKELY (held_kinds (self) != 0))
     ds_scratchpad_release (self);
 
-  /* Dispose dropped the resources; the arenas have heap room only past
-   * two blocks of a kind. */
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
-      if (G_UNLIKELY (self->resources[kind] != NULL))
-        g_clear_object (&self->resources[kind]);
-      if (G_UNLIKELY (self->arenas[kind].blocks != self->arenas[kind].inline_blocks))
-        ds_arena_clear (&self->arenas[kind]);
+      g_clear_object (&self->resources[kind]);
+      ds_arena_clear (&self->arenas[kind]);
     }
 
   G_OBJECT_CLASS (ds_scratchpad_parent_class)->finalize (object);
@@ -999,10 +950,6 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
 
   object_class->dispose = ds_scratchpad_dispose;
   object_class->finalize = ds_scratchpad_finalize;
-  __atomic_store_n (&scratchpad_class, klass, __ATOMIC_RELAXED);
-
-  unref_finishes_dispose = glib_major_version == 2 &&
-                           glib_minor_version >= 74 && glib_minor_version <= 89;
 
   ds_scratchpad_install_properties (object_class);
 }
@@ -1010,17 +957,10 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
 static void
 ds_scratchpad_init (DsScratchpad *self)
 {
-  /* The instance comes zero-filled: the arenas only need their windows
-   * and first block size. */
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
-    {
-      self->arenas[kind].window = &self->windows[kind];
-      self->arenas[kind].blocks = self->arenas[kind].inline_blocks;
-      self->arenas[kind].blocks_capacity = G_N_ELEMENTS (self->arenas[kind].inline_blocks);
-      self->arenas[kind].initial_size = DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
-      self->arenas[kind].max_block_size = DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE;
-      self->arenas[kind].next_size = DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE;
-    }
+    ds_arena_init (&self->arenas[kind], &self->windows[kind], DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
+                   DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE);
+  self->source.order = &self->device_order;
 }
 
 /**
@@ -1061,12 +1001,10 @@ ds_scratchpad_new_full (const DsAccessOrder *device_order,
                         const DsAccessOrder *managed_dealloc_order,
                         const gsize         *initial_sizes)
 {
-  DsScratchpad *self;
+  DsScratchpad *self = g_object_new (DS_TYPE_SCRATCHPAD, NULL);
 
-  /* Set the fields directly: the same result as passing
-   * properties, without the GValue round trips on a per-unit-of-work path.
-   * The instance comes zero-filled, which is what a NULL order is. */
-  self = g_object_new (DS_TYPE_SCRATCHPAD, NULL);
+  /* The fields directly: the same result as the properties, without the
+   * GValue round trips on a per-unit-of-work path. */
   if (device_order != NULL)
     self->device_order = *device_order;
   if (pinned_dealloc_order != NULL)

@@ -25,6 +25,7 @@
 # include "ds-pinned-memory-resource.h"
 # include "ds-device-memory-resource.h"
 # include "ds-managed-memory-resource.h"
+# include "ds-pool-stats.h"
 # include "ds-pool-resource.h"
 # include "ds-scratchpad-iface.h"
 # include "ds-scratchpad.h"

@@ -156,7 +156,23 @@ ds_test_pool_assert_within_bound (DsMemoryResource *pool)
 void
 ds_test_pool_reset_policies (void)
 {
-  ds_fence_set_policies (DS_FENCE_RELEASE_RECORD, DS_FENCE_CROSS_STREAM_QUERY);
+  ds_fence_set_check_every_for_testing (1);
+}
+
+gboolean
+ds_test_batch_give_back (DsFenceBatch         *batch,
+                         DsMemoryResource     *resource,
+                         gpointer              ptr,
+                         gsize                 size,
+                         gsize                 alignment,
+                         const DsAccessOrder  *order,
+                         GError              **error)
+{
+  DsUpstream upstream;
+
+  g_assert_true (ds_upstream_bind (&upstream, resource, NULL));
+  ds_fence_batch_give_back (batch, &upstream, ptr, size, alignment != 0 ? alignment : 16, order);
+  return ds_fence_batch_take_error (batch, error) == 0;
 }
 
 /* The arena fixture ---------------------------------------------------------- */
@@ -169,7 +185,8 @@ ds_test_arena_fixture_setup (DsTestArenaFixture *f,
 
   f->sync = ds_test_resource_new (DS_MEMORY_KIND_DEVICE, FALSE);
   f->async = ds_test_resource_new (DS_MEMORY_KIND_DEVICE, TRUE);
-  ds_arena_init (&f->arena, &f->window, initial != 0 ? initial : 64 * 1024);
+  ds_arena_init (&f->arena, &f->window, initial != 0 ? initial : 64 * 1024,
+                 DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE);
 }
 
 void
@@ -181,6 +198,18 @@ ds_test_arena_fixture_teardown (DsTestArenaFixture *f,
   g_assert_finalize_object (f->async);
 }
 
+void
+ds_test_arena_bind (DsTestArenaFixture *f,
+                    DsMemoryResource   *upstream)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (f->arena.upstream.resource == upstream)
+    return;
+  g_assert_true (ds_arena_bind (&f->arena, upstream, &error));
+  g_assert_no_error (error);
+}
+
 gboolean
 ds_test_arena_release (DsTestArenaFixture   *f,
                        DsMemoryResource     *upstream,
@@ -190,8 +219,9 @@ ds_test_arena_release (DsTestArenaFixture   *f,
   DsFenceBatch batch;
   gboolean ok;
 
+  ds_test_arena_bind (f, upstream);
   ds_fence_batch_init (&batch);
-  ok = ds_arena_release (&f->arena, upstream, order, &batch, FALSE, error);
+  ok = ds_arena_release (&f->arena, &batch, order, FALSE, error);
   ds_fence_batch_finish (&batch);
 
   return ok;
@@ -204,11 +234,12 @@ ds_test_arena_grow_or_bump (DsTestArenaFixture *f,
                             gsize               alignment)
 {
   g_autoptr(GError) error = NULL;
-  gpointer p = ds_arena_try_bump (&f->arena, size, alignment);
+  gpointer p = ds_arena_bump (&f->window, size, alignment);
 
   if (p == NULL)
     {
-      p = ds_arena_grow (&f->arena, upstream, NULL, size, alignment, &error);
+      ds_test_arena_bind (f, upstream);
+      p = ds_arena_grow (&f->arena, size, alignment, NULL, &error);
       g_assert_no_error (error);
     }
   g_assert_nonnull (p);

@@ -22,6 +22,7 @@
 #pragma once
 
 #include "ds-arena-private.h"
+#include "ds-clock-private.h"
 #include "ds-test-resource.h"
 #include "ds-test-utils.h"
 
@@ -118,9 +119,19 @@ DsPoolStats ds_test_pool_stats                (DsMemoryResource *pool);
 guint64   ds_test_pool_cuda_calls             (const DsPoolStats *s);
 /* The pool holds at most twice its peak demand, and caches what it holds. */
 void      ds_test_pool_assert_within_bound    (DsMemoryResource *pool);
-/* Back to the release and cross-stream policies (ds-fence-private.h) the
- * stream cases assume unless they set others: record, query. */
+/* Back to the fence checks the stream cases assume unless they set
+ * others: every release checked (ds_fence_set_check_every_for_testing ()). */
 void      ds_test_pool_reset_policies         (void);
+
+/* Gives a block back to @resource through @batch, as an arena does; FALSE
+ * with @error set if it was held back. */
+gboolean  ds_test_batch_give_back             (DsFenceBatch         *batch,
+                                               DsMemoryResource     *resource,
+                                               gpointer              ptr,
+                                               gsize                 size,
+                                               gsize                 alignment,
+                                               const DsAccessOrder  *order,
+                                               GError              **error);
 
 /* The arena fixture ---------------------------------------------------------- */
 
@@ -129,7 +140,7 @@ typedef struct
   DsTestResource     *sync;
   DsTestResource     *async;
   DsArena             arena;
-  _DsScratchpadWindow window;     /* the arena's bump window */
+  DsArenaWindow       window;     /* the arena's bump window */
 } DsTestArenaFixture;
 
 void      ds_test_arena_fixture_setup         (DsTestArenaFixture *f,
@@ -150,6 +161,9 @@ void      ds_test_arena_fixture_teardown      (DsTestArenaFixture *f,
 # define ds_test_add_gpu_arena(path, initial, func) ds_test_add_gpu_func ((path), (func))
 #endif
 
+/* Binds the arena to @upstream if it is bound to another resource. */
+void      ds_test_arena_bind                  (DsTestArenaFixture   *f,
+                                               DsMemoryResource     *upstream);
 /* Releases the arena the way the scratchpad does: through a release batch,
  * which a resource that is not a pool must not notice. */
 gboolean  ds_test_arena_release               (DsTestArenaFixture   *f,

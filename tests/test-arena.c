@@ -18,6 +18,30 @@
 
 typedef DsTestArenaFixture Fixture;
 
+/* The next block's size for a request as the arena asks its growth. */
+static gsize
+next_block_size (Fixture *f,
+                 gsize    size,
+                 gsize    alignment)
+{
+  gsize padding = alignment > DS_ARENA_BLOCK_ALIGNMENT ? alignment - DS_ARENA_BLOCK_ALIGNMENT : 0;
+
+  return ds_growth_block_for (&f->arena.growth, size, padding, FALSE);
+}
+
+/* Grows the arena from @upstream (bound first) in @order. */
+static gpointer
+grow (Fixture              *f,
+      DsMemoryResource     *upstream,
+      const DsAccessOrder  *order,
+      gsize                 size,
+      gsize                 alignment,
+      GError              **error)
+{
+  ds_test_arena_bind (f, upstream);
+  return ds_arena_grow (&f->arena, size, alignment, order, error);
+}
+
 static void
 test_empty (Fixture       *f,
             gconstpointer  user_data)
@@ -27,9 +51,9 @@ test_empty (Fixture       *f,
   g_assert_cmpuint (f->arena.n_blocks, ==, 0);
   g_assert_cmpuint (f->arena.reserved, ==, 0);
   g_assert_cmpuint (ds_arena_get_taken (&f->arena), ==, 0);
-  g_assert_cmpuint (f->arena.initial_size, ==, 64 * KiB);
-  g_assert_null (ds_arena_try_bump (&f->arena, 1, 1));
-  g_assert_null (ds_arena_try_bump (&f->arena, 16, 16));
+  g_assert_cmpuint (f->arena.growth.initial_size, ==, 64 * KiB);
+  g_assert_null (ds_arena_bump (&f->window, 1, 1));
+  g_assert_null (ds_arena_bump (&f->window, 16, 16));
 
   /* Releasing an empty arena calls nothing. */
   g_assert_true (ds_test_arena_release (f, DS_MEMORY_RESOURCE (f->sync), NULL, NULL));
@@ -44,15 +68,15 @@ test_next_block_size (Fixture       *f,
                   "doubling of it that fits the request with its worst-case "
                   "alignment padding; 0 when that cannot be represented");
 
-  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 1, 16), ==, 64 * KiB);
-  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 64 * KiB, 16), ==, 64 * KiB);
-  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 64 * KiB + 1, 16), ==, 128 * KiB);
-  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 300000, 16), ==, 512 * KiB);
-  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 64 * KiB, DS_ARENA_BLOCK_ALIGNMENT), ==, 64 * KiB);
+  g_assert_cmpuint (next_block_size (f, 1, 16), ==, 64 * KiB);
+  g_assert_cmpuint (next_block_size (f, 64 * KiB, 16), ==, 64 * KiB);
+  g_assert_cmpuint (next_block_size (f, 64 * KiB + 1, 16), ==, 128 * KiB);
+  g_assert_cmpuint (next_block_size (f, 300000, 16), ==, 512 * KiB);
+  g_assert_cmpuint (next_block_size (f, 64 * KiB, DS_ARENA_BLOCK_ALIGNMENT), ==, 64 * KiB);
   /* Alignment beyond the block alignment needs room for padding. */
-  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 64 * KiB, 4096), ==, 128 * KiB);
-  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, G_MAXSIZE - 10, 1 << 20), ==, 0);
-  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, G_MAXSIZE / 2 + 2, 16), >=, G_MAXSIZE / 2 + 2);
+  g_assert_cmpuint (next_block_size (f, 64 * KiB, 4096), ==, 128 * KiB);
+  g_assert_cmpuint (next_block_size (f, G_MAXSIZE - 10, 1 << 20), ==, 0);
+  g_assert_cmpuint (next_block_size (f, G_MAXSIZE / 2 + 2, 16), >=, G_MAXSIZE / 2 + 2);
 }
 
 static void
@@ -65,24 +89,24 @@ test_next_block_size_ceiling (Fixture       *f,
                   "(64 MiB by default); a request above it gets a block of "
                   "its own size (with its padding), never a doubled one");
 
-  g_assert_cmpuint (f->arena.max_block_size, ==, DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE);
+  g_assert_cmpuint (f->arena.growth.max_block_size, ==, DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE);
   g_assert_cmpuint (DS_SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE, ==, 64 * MiB);
 
   /* 64 KiB first: a 40 MiB request doubles up to 64 MiB, not past it. */
-  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 40 * MiB, 16), ==, 64 * MiB);
-  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 64 * MiB, 16), ==, 64 * MiB);
-  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 64 * MiB + 1, 16), ==, 64 * MiB + 1);
-  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 100 * MiB, 4096), ==,
+  g_assert_cmpuint (next_block_size (f, 40 * MiB, 16), ==, 64 * MiB);
+  g_assert_cmpuint (next_block_size (f, 64 * MiB, 16), ==, 64 * MiB);
+  g_assert_cmpuint (next_block_size (f, 64 * MiB + 1, 16), ==, 64 * MiB + 1);
+  g_assert_cmpuint (next_block_size (f, 100 * MiB, 4096), ==,
                     100 * MiB + 4096 - DS_ARENA_BLOCK_ALIGNMENT);
-  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, (gsize) 12 << 30, 16), ==, (gsize) 12 << 30);
+  g_assert_cmpuint (next_block_size (f, (gsize) 12 << 30, 16), ==, (gsize) 12 << 30);
 
   /* At the ceiling, it stays. */
-  f->arena.next_size = 64 * MiB;
-  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 1, 16), ==, 64 * MiB);
+  f->arena.growth.next_size = 64 * MiB;
+  g_assert_cmpuint (next_block_size (f, 1, 16), ==, 64 * MiB);
   /* An initial size that does not double onto the ceiling: capped. */
-  f->arena.next_size = 48 * MiB;
-  g_assert_cmpuint (ds_arena_next_block_size (&f->arena, 50 * MiB, 16), ==, 64 * MiB);
-  f->arena.next_size = 64 * KiB;
+  f->arena.growth.next_size = 48 * MiB;
+  g_assert_cmpuint (next_block_size (f, 50 * MiB, 16), ==, 64 * MiB);
+  f->arena.growth.next_size = 64 * KiB;
 }
 
 static void
@@ -166,7 +190,7 @@ test_custom_initial_size (Fixture       *f,
 
   g_test_summary ("The first block has the arena's initial size");
 
-  g_assert_cmpuint (f->arena.initial_size, ==, 1000);
+  g_assert_cmpuint (f->arena.growth.initial_size, ==, 1000);
   ds_test_arena_grow_or_bump (f, up, 1, 1);
   ds_test_arena_grow_or_bump (f, up, 1000, 1);
   ds_test_arena_grow_or_bump (f, up, 1, 1);
@@ -240,7 +264,7 @@ test_release_newest_first (Fixture       *f,
   ds_test_resource_assert_clean (f->sync);
 
   g_assert_cmpuint (f->arena.n_blocks, ==, 0);
-  g_assert_null (ds_arena_try_bump (&f->arena, 1, 1));
+  g_assert_null (ds_arena_bump (&f->window, 1, 1));
 
   /* Releasing again gives nothing back twice. */
   g_assert_true (ds_test_arena_release (f, up, NULL, NULL));
@@ -275,10 +299,10 @@ test_usable_after_release (Fixture       *f,
       g_assert_true (ds_test_arena_release (f, up, NULL, NULL));
       ds_test_resource_assert_clean (f->sync);
       /* The initial size, doubled for what recent units took. */
-      g_assert_cmpuint (f->arena.next_size, >=, f->arena.initial_size);
-      g_assert_cmpuint (f->arena.next_size % f->arena.initial_size, ==, 0);
-      g_assert_cmpuint ((f->arena.next_size / f->arena.initial_size) &
-                        (f->arena.next_size / f->arena.initial_size - 1), ==, 0);
+      g_assert_cmpuint (f->arena.growth.next_size, >=, f->arena.growth.initial_size);
+      g_assert_cmpuint (f->arena.growth.next_size % f->arena.growth.initial_size, ==, 0);
+      g_assert_cmpuint ((f->arena.growth.next_size / f->arena.growth.initial_size) &
+                        (f->arena.growth.next_size / f->arena.growth.initial_size - 1), ==, 0);
     }
 }
 
@@ -318,32 +342,32 @@ test_release_learns (Fixture       *f,
 
   /* 100 x 1 KiB: 64 KiB + 128 KiB the first time, then one 128 KiB block. */
   g_assert_cmpuint (learn_unit (f, 100, 1024), ==, 2);
-  g_assert_cmpuint (f->arena.next_size, ==, 128 * KiB);
+  g_assert_cmpuint (f->arena.growth.next_size, ==, 128 * KiB);
   for (i = 0; i < 20; i++)
     g_assert_cmpuint (learn_unit (f, 1 + i * 99 / 19, 1024), ==, 1);
-  g_assert_cmpuint (f->arena.next_size, ==, 128 * KiB);
+  g_assert_cmpuint (f->arena.growth.next_size, ==, 128 * KiB);
 
   /* A burst of 20 MiB: the next first block grows, but only to cover
    * twice the running average (8 MiB), not the burst (32 MiB)... */
   g_assert_cmpuint (learn_unit (f, 20, 1 << 20), >, 1);
-  g_assert_cmpuint (f->arena.next_size, ==, 8 << 20);
+  g_assert_cmpuint (f->arena.growth.next_size, ==, 8 << 20);
   g_assert_cmpuint (learn_unit (f, 1, 1024), ==, 1);
   /* ...and small units bring it back to the initial size. */
   for (i = 0; i < 100; i++)
     learn_unit (f, 1, 1024);
-  g_assert_cmpuint (f->arena.next_size, ==, 64 * KiB);
+  g_assert_cmpuint (f->arena.growth.next_size, ==, 64 * KiB);
 
   /* Never above the ceiling (64 MiB), however large the units. */
-  g_assert_cmpuint (f->arena.max_block_size, ==, 64 << 20);
+  g_assert_cmpuint (f->arena.growth.max_block_size, ==, 64 << 20);
   for (i = 0; i < 4; i++)
     g_assert_cmpuint (learn_unit (f, 1, (gsize) 100 << 20), ==, 1);
-  g_assert_cmpuint (f->arena.next_size, ==, f->arena.max_block_size);
+  g_assert_cmpuint (f->arena.growth.next_size, ==, f->arena.growth.max_block_size);
 
   /* Steady units of 300 KiB after those: one block each, larger while
    * the large units fade, then a first block of 512 KiB, just above them. */
   for (i = 0; i < 300; i++)
     g_assert_cmpuint (learn_unit (f, 3, 100 * KiB), ==, 1);
-  g_assert_cmpuint (f->arena.next_size, ==, 512 * KiB);
+  g_assert_cmpuint (f->arena.growth.next_size, ==, 512 * KiB);
   g_assert_cmpuint (learn_unit (f, 3, 100 * KiB), ==, 1);
 }
 
@@ -354,21 +378,21 @@ test_failure (Fixture       *f,
   DsMemoryResource *up = DS_MEMORY_RESOURCE (f->sync);
   g_autoptr(GError) error = NULL;
   DsArena before;
-  _DsScratchpadWindow window_before;
+  DsArenaWindow window_before;
   guint64 taken_before;
   gpointer p, q;
 
   g_test_summary ("An upstream failure leaves the arena exactly as it was: "
                   "later bumps use the old block, release returns it once");
 
-  g_assert_null (ds_arena_try_bump (&f->arena, 8, 8));
+  g_assert_null (ds_arena_bump (&f->window, 8, 8));
   ds_test_resource_fail_next (f->sync, 1);
-  g_assert_null (ds_arena_grow (&f->arena, up, NULL, 8, 8, &error));
+  g_assert_null (grow (f, up, NULL, 8, 8, &error));
   g_assert_error (error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY);
   g_clear_error (&error);
   g_assert_cmpuint (f->arena.n_blocks, ==, 0);
   g_assert_cmpuint (f->arena.reserved, ==, 0);
-  g_assert_cmpuint (f->arena.next_size, ==, 64 * KiB);
+  g_assert_cmpuint (f->arena.growth.next_size, ==, 64 * KiB);
 
   p = ds_test_arena_grow_or_bump (f, up, 8, 8);
   before = f->arena;
@@ -376,30 +400,30 @@ test_failure (Fixture       *f,
   taken_before = ds_arena_get_taken (&f->arena);
 
   ds_test_resource_fail_next (f->sync, 1);
-  g_assert_null (ds_arena_grow (&f->arena, up, NULL, 1 << 20, 16, &error));
+  g_assert_null (grow (f, up, NULL, 1 << 20, 16, &error));
   g_assert_error (error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY);
   g_clear_error (&error);
 
   /* Beyond what the upstream will give. */
-  g_assert_null (ds_arena_grow (&f->arena, up, NULL, G_MAXSIZE / 2 + 2, 16, &error));
+  g_assert_null (grow (f, up, NULL, G_MAXSIZE / 2 + 2, 16, &error));
   g_assert_nonnull (error);
   g_assert_true (error->domain == DS_ERROR);
   g_clear_error (&error);
 
   /* Representable only without doubling: still refused, nothing kept. */
-  g_assert_null (ds_arena_grow (&f->arena, up, NULL, G_MAXSIZE - 10, 1 << 20, &error));
+  g_assert_null (grow (f, up, NULL, G_MAXSIZE - 10, 1 << 20, &error));
   g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
 
-  g_assert_true (f->window._cur == window_before._cur);
-  g_assert_true (f->window._end == window_before._end);
+  g_assert_true (f->window.cur == window_before.cur);
+  g_assert_true (f->window.end == window_before.end);
   g_assert_cmpuint (f->arena.n_blocks, ==, before.n_blocks);
   g_assert_cmpuint (f->arena.reserved, ==, before.reserved);
   g_assert_cmpuint (ds_arena_get_taken (&f->arena), ==, taken_before);
-  g_assert_cmpuint (f->arena.next_size, ==, before.next_size);
+  g_assert_cmpuint (f->arena.growth.next_size, ==, before.growth.next_size);
 
   /* Right after p: the cursor is kept a multiple of 16 (ds-scratchpad.h). */
-  q = ds_arena_try_bump (&f->arena, 8, 8);
+  q = ds_arena_bump (&f->window, 8, 8);
   g_assert_true ((guint8 *) q == (guint8 *) p + 16);
 
   g_assert_true (ds_test_arena_release (f, up, NULL, NULL));
@@ -472,9 +496,9 @@ test_device_order_stream_ordered (Fixture       *f,
                   "allocate_async and deallocate_async in that order, newest "
                   "first — with no CUDA call by the arena itself");
 
-  g_assert_nonnull (ds_arena_grow (&f->arena, up, order, 100, 16, &error));
+  g_assert_nonnull (grow (f, up, order, 100, 16, &error));
   g_assert_no_error (error);
-  g_assert_nonnull (ds_arena_grow (&f->arena, up, order, 100 * KiB, 16, &error));
+  g_assert_nonnull (grow (f, up, order, 100 * KiB, 16, &error));
   g_assert_no_error (error);
 
   for (i = 0; i < 2; i++)
@@ -522,7 +546,7 @@ test_host_order_plain_deallocate (Fixture       *f,
   g_assert_true (ds_test_arena_release (f, up, NULL, &error));
   g_assert_no_error (error);
 
-  g_assert_nonnull (ds_arena_grow (&f->arena, up, NULL, 100, 16, &error));
+  g_assert_nonnull (grow (f, up, NULL, 100, 16, &error));
   g_assert_true (ds_test_arena_release (f, up, host, &error));
   g_assert_no_error (error);
 
@@ -556,7 +580,7 @@ test_device_order_sync_upstream_no_device (Fixture       *f,
   g_assert_cmpuint (ds_test_resource_count_deallocs (f->sync), ==, 0);
   g_assert_cmpuint (f->arena.n_blocks, ==, 0);
   g_assert_cmpuint (f->arena.reserved, ==, 0);
-  g_assert_null (ds_arena_try_bump (&f->arena, 1, 1));
+  g_assert_null (ds_arena_bump (&f->window, 1, 1));
 }
 
 int

@@ -380,10 +380,10 @@ static const Row rows[] = {
   { "after-dispose-size-0", after_dispose_size_zero, GERROR, DS_ERROR_DISPOSED, { "0 bytes of device memory", "alignment 32:" } },
   { "after-dispose-iface", after_dispose_iface, GERROR, DS_ERROR_DISPOSED, { "100 bytes of pinned memory", "was disposed" } },
   /* programmer errors */
-  { "setting-after-alloc", setting_after_alloc, CRITICAL, 0, { "*initial-size-host*cannot change once it has allocated*" } },
-  { "max-block-size-after-alloc", max_block_size_after_alloc, CRITICAL, 0, { "*max-block-size*cannot change once it has allocated*" } },
+  { "setting-after-alloc", setting_after_alloc, CRITICAL, 0, { "*initial-size-host*cannot change while it holds allocations*" } },
+  { "max-block-size-after-alloc", max_block_size_after_alloc, CRITICAL, 0, { "*max-block-size*cannot change while it holds allocations*" } },
   { "order-after-alloc", order_after_alloc, CRITICAL, 0, { "*device-order*cannot change*" } },
-  { "setting-after-dispose", setting_after_dispose, CRITICAL, 0, { "*host-resource*cannot change once it has been disposed*" } },
+  { "setting-after-dispose", setting_after_dispose, CRITICAL, 0, { "*host-resource*cannot change: it was disposed*" } },
   { "alloc-null", alloc_null, CRITICAL, 0, { "*assertion*DS_IS_SCRATCHPAD*failed*" } },
   { "iface-not-a-scratchpad", iface_not_a_scratchpad, CRITICAL, 0, { "*assertion*DS_IS_SCRATCHPAD_IFACE*failed*" } },
   { "release-null", release_null, CRITICAL, 0, { "*assertion*DS_IS_SCRATCHPAD*failed*" } },

@@ -103,22 +103,20 @@ test_cuda_legacy_stream (Fixture       *f,
 }
 
 static void
-cross_stream (Fixture                  *f,
-              DsFenceCrossStreamPolicy  policy)
+test_cuda_cross_stream (Fixture       *f,
+                        gconstpointer  user_data)
 {
   cudaStream_t s1, s2;
   DsAccessOrder o1, o2;
   g_autoptr(GError) error = NULL;
   DsTestGate *gate;
-  gint after = 0;
   gpointer p, q;
 
   g_test_summary ("A block given back in stream S is not handed to stream T "
-                  "while S is busy (query policy), or T is made to wait for "
-                  "S (wait policy); it is reusable by T once S has drained");
+                  "while S is busy; it is reusable by T once S has drained");
 
   DS_TEST_REQUIRE_CUDA ();
-  ds_fence_set_policies (DS_FENCE_RELEASE_RECORD, policy);
+  ds_test_pool_reset_policies ();
 
   s1 = ds_test_stream_new ();
   s2 = ds_test_stream_new ();
@@ -126,7 +124,7 @@ cross_stream (Fixture                  *f,
   ds_access_order_init_stream (&o2, s2, -1);
 
   /* Raise the peak demand first, so that the 2x memory bound leaves room
-   * for a second block: this case is about the cross-stream policy, not
+   * for a second block: this case is about reuse across streams, not
    * about what the pool does at the bound. */
   p = ds_memory_resource_allocate (f->pool, 100000, 0, &error);
   g_assert_no_error (error);
@@ -140,54 +138,22 @@ cross_stream (Fixture                  *f,
   q = ds_memory_resource_allocate_async (f->pool, 20000, 0, &o2, &error);
   g_assert_no_error (error);
 
-  if (policy == DS_FENCE_CROSS_STREAM_QUERY)
-    {
-      g_assert_true (q != p);
-      DS_TEST_ASSERT_GATE_HELD (gate);
-      g_assert_cmpuint (ds_test_pool_stats (f->pool).stream_waits, ==, 0);
-      ds_memory_resource_deallocate (f->pool, q, 20000, 0);
+  g_assert_true (q != p);
+  DS_TEST_ASSERT_GATE_HELD (gate);
+  g_assert_cmpuint (ds_test_pool_stats (f->pool).stream_waits, ==, 0);
+  ds_memory_resource_deallocate (f->pool, q, 20000, 0);
 
-      ds_test_gate_open (gate);
-      DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s1));
-      q = ds_memory_resource_allocate_async (f->pool, 20000, 0, &o2, &error);
-      g_assert_no_error (error);
-      g_assert_cmpuint (ds_test_pool_stats (f->pool).upstream_allocations, ==, 3);
-      ds_memory_resource_deallocate_async (f->pool, q, 20000, 0, &o2, NULL);
-    }
-  else
-    {
-      /* T got it, but work queued on T now runs after S's. */
-      g_assert_true (q == p);
-      g_assert_cmpuint (ds_test_pool_stats (f->pool).stream_waits, ==, 1);
-      ds_test_stream_set_flag (s2, &after);
-      g_usleep (100 * G_TIME_SPAN_MILLISECOND);
-      g_assert_cmpint (g_atomic_int_get (&after), ==, 0);
-      DS_TEST_ASSERT_GATE_HELD (gate);
-      ds_test_gate_open (gate);
-      DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s2));
-      g_assert_true (ds_test_gate_passed (gate));
-      g_assert_cmpint (g_atomic_int_get (&after), ==, 1);
-      ds_memory_resource_deallocate_async (f->pool, q, 20000, 0, &o2, NULL);
-    }
+  ds_test_gate_open (gate);
+  DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s1));
+  q = ds_memory_resource_allocate_async (f->pool, 20000, 0, &o2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ds_test_pool_stats (f->pool).upstream_allocations, ==, 3);
+  ds_memory_resource_deallocate_async (f->pool, q, 20000, 0, &o2, NULL);
 
   ds_test_gate_free (gate);
   ds_test_stream_free (s1);
   ds_test_stream_free (s2);
   ds_test_pool_reset_policies ();
-}
-
-static void
-test_cuda_cross_stream_query (Fixture       *f,
-                              gconstpointer  user_data)
-{
-  cross_stream (f, DS_FENCE_CROSS_STREAM_QUERY);
-}
-
-static void
-test_cuda_cross_stream_wait (Fixture       *f,
-                             gconstpointer  user_data)
-{
-  cross_stream (f, DS_FENCE_CROSS_STREAM_WAIT);
 }
 
 static void
@@ -205,7 +171,7 @@ test_cuda_lazy_same_stream (Fixture       *f,
                   "in S costs no CUDA call, not even a query, ever");
 
   DS_TEST_REQUIRE_CUDA ();
-  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+  ds_fence_set_check_every_for_testing (0);
 
   /* Work for the stream between reuses (the pool's blocks are tokens). */
   DS_TEST_CUDA_CHECK (cudaMalloc (&buffer, 4));
@@ -265,7 +231,7 @@ static void
 fake_clock_pool (Fixture *f)
 {
   fake_now = g_get_monotonic_time ();
-  ds_pool_set_clock_for_testing (fake_clock);
+  ds_clock_set_for_testing (fake_clock);
   g_assert_finalize_object (g_steal_pointer (&f->pool));
   f->pool = ds_pool_resource_new (DS_MEMORY_RESOURCE (f->up));
   ds_pool_resource_set_release_threshold (DS_POOL_RESOURCE (f->pool), 1 << 20);
@@ -306,7 +272,7 @@ test_cuda_lazy_idle_release (Fixture       *f,
                   "all, and none once the pool is within its threshold");
 
   DS_TEST_REQUIRE_CUDA ();
-  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+  ds_fence_set_check_every_for_testing (0);
   DS_TEST_CUDA_CHECK (cudaMalloc (&buffer, 4));
 
   fake_clock_pool (f);
@@ -362,7 +328,7 @@ test_cuda_lazy_idle_release (Fixture       *f,
 
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (f->stream));
   DS_TEST_CUDA_CHECK (cudaFree (buffer));
-  ds_pool_set_clock_for_testing (NULL);
+  ds_clock_set_for_testing (NULL);
   ds_test_pool_reset_policies ();
 }
 
@@ -427,7 +393,7 @@ test_cuda_lazy_dead_streams (Fixture       *f,
                   "destroying streams does not make the pool grow");
 
   DS_TEST_REQUIRE_CUDA ();
-  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+  ds_fence_set_check_every_for_testing (0);
   DS_TEST_CUDA_CHECK (cudaMalloc (&buffer, 1 << 20));
 
   fake_clock_pool (f);
@@ -458,7 +424,7 @@ test_cuda_lazy_dead_streams (Fixture       *f,
 
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (f->stream));
   DS_TEST_CUDA_CHECK (cudaFree (buffer));
-  ds_pool_set_clock_for_testing (NULL);
+  ds_clock_set_for_testing (NULL);
   ds_test_pool_reset_policies ();
 }
 
@@ -476,7 +442,7 @@ test_cuda_lazy_dead_streams_trim (Fixture       *f,
                   "device-wide wait for all of them)");
 
   DS_TEST_REQUIRE_CUDA ();
-  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+  ds_fence_set_check_every_for_testing (0);
   DS_TEST_CUDA_CHECK (cudaMalloc (&buffer, 1 << 20));
 
   /* Never over the threshold. */
@@ -506,7 +472,7 @@ test_cuda_lazy_dead_streams_trim (Fixture       *f,
   g_assert_cmpuint (s.event_waits - dead.event_waits, ==, 1);
 
   DS_TEST_CUDA_CHECK (cudaFree (buffer));
-  ds_pool_set_clock_for_testing (NULL);
+  ds_clock_set_for_testing (NULL);
   ds_test_pool_reset_policies ();
 }
 
@@ -531,7 +497,7 @@ test_cuda_lazy_host_reuse (void)
                   "is one driver call (the query, no context check)");
 
   DS_TEST_REQUIRE_CUDA ();
-  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+  ds_fence_set_check_every_for_testing (0);
 
   up = ds_pinned_memory_resource_new ();
   pool = ds_pool_resource_new (up);
@@ -691,9 +657,8 @@ test_cuda_release_batch (void)
   guint round, i, k;
 
   g_test_summary ("A release of many blocks of three kinds in one stream's "
-                  "order records one event in all; under the query-idle "
-                  "policy an idle stream records none; the adaptive policy "
-                  "stops asking after it found the stream busy");
+                  "order checks the stream once in all: an idle stream records "
+                  "no event, a busy one one event");
 
   DS_TEST_REQUIRE_CUDA ();
 
@@ -705,21 +670,16 @@ test_cuda_release_batch (void)
   stream = ds_test_stream_new ();
   ds_access_order_init_stream (&order, stream, -1);
 
-  /* 0: record; 1: query-idle, idle; 2: query-idle, busy; 3: adaptive,
-   * busy (asks, records); 4: adaptive, idle but busy last time (records
-   * without asking). */
-  for (round = 0; round < 5; round++)
+  /* Every release checked: 0 and 2, idle; 1, busy. */
+  ds_test_pool_reset_policies ();
+  for (round = 0; round < 3; round++)
     {
-      DsFenceReleasePolicy policy = round == 0 ? DS_FENCE_RELEASE_RECORD :
-                                   round <= 2 ? DS_FENCE_RELEASE_QUERY_IDLE :
-                                   DS_FENCE_RELEASE_ADAPTIVE;
       gpointer blocks[3][4];
       DsFenceBatch batch;
       guint64 before_events = 0, after_events = 0, before_queries = 0, after_queries = 0;
 
-      ds_fence_set_policies (policy, DS_FENCE_CROSS_STREAM_QUERY);
       gate = NULL;
-      if (round == 2 || round == 3)
+      if (round == 1)
         gate = ds_test_gate_new (stream);
       else
         DS_TEST_CUDA_CHECK (cudaStreamSynchronize (stream));
@@ -742,7 +702,7 @@ test_cuda_release_batch (void)
       ds_fence_batch_init (&batch);
       for (k = 0; k < 3; k++)
         for (i = 0; i < 4; i++)
-          g_assert_true (ds_fence_batch_deallocate (&batch, pools[k], blocks[k][3 - i],
+          g_assert_true (ds_test_batch_give_back (&batch, pools[k], blocks[k][3 - i],
                                                     4096 << (3 - i), 16, &order, NULL));
       ds_fence_batch_finish (&batch);
 
@@ -756,20 +716,8 @@ test_cuda_release_batch (void)
 
       g_test_message ("round %u: %" G_GUINT64_FORMAT " event(s), %" G_GUINT64_FORMAT " query(ies)",
                       round, after_events - before_events, after_queries - before_queries);
-      if (round == 0)
-        g_assert_cmpuint (after_events - before_events, ==, 1);
-      else if (round == 1)
-        {
-          g_assert_cmpuint (after_events - before_events, ==, 0);
-          g_assert_cmpuint (after_queries - before_queries, ==, 1);
-        }
-      else if (round == 4)
-        {
-          g_assert_cmpuint (after_events - before_events, ==, 1);
-          g_assert_cmpuint (after_queries - before_queries, ==, 0);
-        }
-      else
-        g_assert_cmpuint (after_events - before_events, ==, 1);
+      g_assert_cmpuint (after_queries - before_queries, ==, 1);
+      g_assert_cmpuint (after_events - before_events, ==, round == 1 ? 1 : 0);
       if (gate != NULL)
         {
           DS_TEST_ASSERT_GATE_HELD (gate);
@@ -986,9 +934,9 @@ test_cuda_lazy_cross_demand_fades (Fixture       *f,
                   "never checked after its first release, whatever others do");
 
   DS_TEST_REQUIRE_CUDA ();
-  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+  ds_fence_set_check_every_for_testing (0);
   fake_clock_pool (f);
-  ds_fence_set_clock_for_testing (fake_clock);
+  ds_clock_set_for_testing (fake_clock);
   DS_TEST_CUDA_CHECK (cudaStreamCreateWithFlags (&other, cudaStreamNonBlocking));
   ds_access_order_init_stream (&other_order, other, 0);
 
@@ -1048,9 +996,8 @@ test_cuda_lazy_cross_demand_fades (Fixture       *f,
 
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (other));
   DS_TEST_CUDA_CHECK (cudaStreamDestroy (other));
-  ds_fence_set_clock_for_testing (NULL);
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (f->stream));
-  ds_pool_set_clock_for_testing (NULL);
+  ds_clock_set_for_testing (NULL);
   ds_test_pool_assert_within_bound (f->pool);
 }
 
@@ -1113,8 +1060,7 @@ main (int    argc,
   ADD ("lazy/dead-streams-trim", STREAM, test_cuda_lazy_dead_streams_trim);
   ADD ("lazy/cross-demand-fades", STREAM, test_cuda_lazy_cross_demand_fades);
   ADD ("legacy-stream", 0, test_cuda_legacy_stream);
-  ADD ("cross-stream/query", 0, test_cuda_cross_stream_query);
-  ADD ("cross-stream/wait", 0, test_cuda_cross_stream_wait);
+  ADD ("cross-stream", 0, test_cuda_cross_stream);
   ADD ("destroyed-stream", 0, test_cuda_destroyed_stream);
   ds_test_add_gpu_func ("/Ds/PoolResource/cuda/release-batch", test_cuda_release_batch);
   ADD ("trim-pending", STREAM, test_cuda_trim_pending);

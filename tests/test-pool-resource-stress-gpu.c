@@ -160,7 +160,6 @@ stress_thread (gpointer user_data)
 static void
 test_cuda_stress (gconstpointer user_data)
 {
-  DsFenceCrossStreamPolicy policy = GPOINTER_TO_INT (user_data);
   DsMemoryResource *up, *pool;
   GThread *threads[16];
   StressData data[16];
@@ -172,7 +171,7 @@ test_cuda_stress (gconstpointer user_data)
                   "pattern that is copied back and checked");
 
   DS_TEST_REQUIRE_CUDA ();
-  ds_fence_set_policies (DS_FENCE_RELEASE_RECORD, policy);
+  ds_test_pool_reset_policies ();
 
   up = ds_device_memory_resource_new (0);
   pool = ds_pool_resource_new (up);
@@ -267,10 +266,7 @@ main (int    argc,
   ds_test_init (&argc, &argv);
 
   ds_test_add_gpu_func ("/Ds/PoolResource/cuda/peak-bound", test_cuda_peak_bound);
-  ds_test_add_gpu_data_func ("/Ds/PoolResource/cuda/stress/query",
-                             GINT_TO_POINTER (DS_FENCE_CROSS_STREAM_QUERY), test_cuda_stress);
-  ds_test_add_gpu_data_func ("/Ds/PoolResource/cuda/stress/wait",
-                             GINT_TO_POINTER (DS_FENCE_CROSS_STREAM_WAIT), test_cuda_stress);
+  ds_test_add_gpu_data_func ("/Ds/PoolResource/cuda/stress", NULL, test_cuda_stress);
   ds_test_add_gpu_func ("/Ds/PoolResource/cuda/default-pools", test_cuda_default_pools);
 
   return g_test_run ();

@@ -440,8 +440,8 @@ test_host_no_cuda (void)
 
       g_assert_no_error (error);
       ds_fence_batch_init (&batch);
-      g_assert_true (ds_fence_batch_deallocate (&batch, pool, p, 64 * (i + 1), 0, host, NULL));
-      g_assert_true (ds_fence_batch_deallocate (&batch, pool, q, 1000, 0, NULL, NULL));
+      g_assert_true (ds_test_batch_give_back (&batch, pool, p, 64 * (i + 1), 0, host, NULL));
+      g_assert_true (ds_test_batch_give_back (&batch, pool, q, 1000, 0, NULL, NULL));
       ds_fence_batch_finish (&batch);
     }
   (void) ds_test_pool_stats (pool);
@@ -482,7 +482,7 @@ test_batch_not_a_pool (void)
   g_assert_no_error (error);
 
   ds_fence_batch_init (&batch);
-  g_assert_true (ds_fence_batch_deallocate (&batch, DS_MEMORY_RESOURCE (up), p, 100, 16, host, &error));
+  g_assert_true (ds_test_batch_give_back (&batch, DS_MEMORY_RESOURCE (up), p, 100, 16, host, &error));
   g_assert_no_error (error);
   ds_fence_batch_finish (&batch);
 
@@ -565,12 +565,12 @@ test_batch_stream_loans (void)
       ds_fence_batch_init (&outer);
       for (i = 0; i < N_LOAN_STREAMS; i++)
         {
-          g_assert_true (ds_fence_batch_deallocate (&outer, pool, blocks[0][i], 4096, 0, &orders[i], NULL));
+          g_assert_true (ds_test_batch_give_back (&outer, pool, blocks[0][i], 4096, 0, &orders[i], NULL));
           if (i == N_LOAN_STREAMS / 2)
             {
               ds_fence_batch_init (&inner);
               for (guint j = 0; j < N_LOAN_STREAMS; j++)
-                g_assert_true (ds_fence_batch_deallocate (&inner, pool, blocks[1][j], 4096, 0,
+                g_assert_true (ds_test_batch_give_back (&inner, pool, blocks[1][j], 4096, 0,
                                                           &orders[N_LOAN_STREAMS - 1 - j], NULL));
               ds_fence_batch_finish (&inner);
             }
@@ -690,7 +690,7 @@ test_host_double_free (Fixture       *f,
    * deallocation. */
   EXPECT_REFUSED ("*refusing to take back*given back already*");
   ds_fence_batch_init (&batch);
-  g_assert_true (ds_fence_batch_deallocate (&batch, f->pool, p, 4096, 16, host, NULL));
+  g_assert_true (ds_test_batch_give_back (&batch, f->pool, p, 4096, 16, host, NULL));
   ds_fence_batch_finish (&batch);
   g_test_assert_expected_messages ();
 
@@ -985,7 +985,7 @@ test_host_idle_release (Fixture       *f,
 
   /* A pool made now, on the fake clock. */
   fake_now = g_get_monotonic_time ();
-  ds_pool_set_clock_for_testing (fake_clock);
+  ds_clock_set_for_testing (fake_clock);
   g_clear_object (&f->pool);
   f->pool = ds_pool_resource_new (DS_MEMORY_RESOURCE (f->up));
   pool = DS_POOL_RESOURCE (f->pool);
@@ -1071,7 +1071,7 @@ test_host_idle_release (Fixture       *f,
     }
   g_assert_cmpuint (ds_test_pool_stats (f->pool).bytes_held, >=, 16 << 20);
 
-  ds_pool_set_clock_for_testing (NULL);
+  ds_clock_set_for_testing (NULL);
 }
 
 static void
@@ -1264,24 +1264,24 @@ test_pool_binding (void)
                   "never for host pools or other resources");
 
   bound = ds_pool_resource_new_for_device (DS_MEMORY_RESOURCE (device_up), 0, ctx);
-  g_assert_cmpint (ds_pool_resource_get_binding (bound, 0, ctx), ==, DS_POOL_BINDING_SAME);
-  g_assert_cmpint (ds_pool_resource_get_binding (bound, 1, ctx), ==, DS_POOL_BINDING_OTHER);
-  g_assert_cmpint (ds_pool_resource_get_binding (bound, 0, GSIZE_TO_POINTER (0x2000)), ==,
-                   DS_POOL_BINDING_OTHER);
-  g_assert_cmpint (ds_pool_resource_get_binding (bound, -1, ctx), ==, DS_POOL_BINDING_OTHER);
+  g_assert_cmpint (ds_fenced_resource_get_binding (bound, 0, ctx), ==, DS_SCOPE_BINDING_SAME);
+  g_assert_cmpint (ds_fenced_resource_get_binding (bound, 1, ctx), ==, DS_SCOPE_BINDING_OTHER);
+  g_assert_cmpint (ds_fenced_resource_get_binding (bound, 0, GSIZE_TO_POINTER (0x2000)), ==,
+                   DS_SCOPE_BINDING_OTHER);
+  g_assert_cmpint (ds_fenced_resource_get_binding (bound, -1, ctx), ==, DS_SCOPE_BINDING_OTHER);
 
   /* NULL is the device's primary context, the same as itself. */
   bound_primary = ds_pool_resource_new_for_device (DS_MEMORY_RESOURCE (device_up), 0, NULL);
-  g_assert_cmpint (ds_pool_resource_get_binding (bound_primary, 0, NULL), ==, DS_POOL_BINDING_SAME);
-  g_assert_cmpint (ds_pool_resource_get_binding (bound_primary, 0, ctx), ==, DS_POOL_BINDING_OTHER);
+  g_assert_cmpint (ds_fenced_resource_get_binding (bound_primary, 0, NULL), ==, DS_SCOPE_BINDING_SAME);
+  g_assert_cmpint (ds_fenced_resource_get_binding (bound_primary, 0, ctx), ==, DS_SCOPE_BINDING_OTHER);
 
   unbound = ds_pool_resource_new (DS_MEMORY_RESOURCE (device_up));
-  g_assert_cmpint (ds_pool_resource_get_binding (unbound, 0, ctx), ==, DS_POOL_BINDING_NOT_YET);
+  g_assert_cmpint (ds_fenced_resource_get_binding (unbound, 0, ctx), ==, DS_SCOPE_BINDING_NOT_YET);
 
   host = ds_pool_resource_new_for_device (host_up, 0, ctx);
-  g_assert_cmpint (ds_pool_resource_get_binding (host, 0, ctx), ==, DS_POOL_BINDING_OTHER);
-  g_assert_cmpint (ds_pool_resource_get_binding (DS_MEMORY_RESOURCE (device_up), 0, ctx), ==,
-                   DS_POOL_BINDING_OTHER);
+  g_assert_cmpint (ds_fenced_resource_get_binding (host, 0, ctx), ==, DS_SCOPE_BINDING_OTHER);
+  g_assert_cmpint (ds_fenced_resource_get_binding (DS_MEMORY_RESOURCE (device_up), 0, ctx), ==,
+                   DS_SCOPE_BINDING_OTHER);
 
   g_assert_finalize_object (bound);
   g_assert_finalize_object (bound_primary);

@@ -11,7 +11,8 @@
 
 #include "config.h"
 
-#include "ds-pool-shard-private.h"
+#include "ds-clock-private.h"
+#include "ds-pool-eviction-private.h"
 
 #define CLASS_BYTES 4096
 
@@ -36,7 +37,7 @@ fixture_set_up (Fixture       *f,
   f->ac = ds_pool_align_class (256);
   f->cls = ds_pool_size_class (CLASS_BYTES, &class_bytes);
   g_assert_cmpuint (class_bytes, ==, CLASS_BYTES);
-  f->bin = ds_pool_shard_make_bin (f->shard, f->ac, f->cls);
+  f->bin = ds_pool_shard_bin (f->shard, f->ac, f->cls);
 
   for (guint i = 0; i < 2; i++)
     {
@@ -92,7 +93,7 @@ put (Fixture       *f,
   b->up_size = CLASS_BYTES;
   b->ac = f->ac;
   b->cls = f->cls;
-  ds_pool_shard_put_locked (f->shard, f->bin, b, CLASS_BYTES, ss, seq, 0, 0);
+  ds_pool_shard_put_locked (f->shard, b, ss, seq, 0, 0);
 
   return b;
 }
@@ -104,7 +105,34 @@ put_again (Fixture       *f,
            DsStreamState *ss,
            guint64        seq)
 {
-  ds_pool_shard_put_locked (f->shard, f->bin, b, CLASS_BYTES, ss, seq, 0, 0);
+  ds_pool_shard_put_locked (f->shard, b, ss, seq, 0, 0);
+}
+
+/* A request of the fixture's class in @order (NULL: host order). */
+static const DsPoolRequest *
+request_of (Fixture             *f,
+            const DsAccessOrder *order)
+{
+  static DsPoolRequest request;
+
+  request.ac = f->ac;
+  request.cls = f->cls;
+  request.order = order;
+  return &request;
+}
+
+/* Collects what an eviction in @mode takes of the shard into @victims;
+ * the bytes taken. */
+static guint64
+evict (Fixture         *f,
+       DsPoolEvictMode  mode,
+       DsFenceCounters *counters,
+       GArray          *victims)
+{
+  DsPoolEviction e = { G_MAXUINT64, 0, mode, G_MAXUINT, counters, victims };
+
+  ds_pool_eviction_collect (&e, f->shard);
+  return e.taken;
 }
 
 /* The streams whose demand a request noted (ds_stream_state_note_demand ()). */
@@ -125,12 +153,7 @@ take (Fixture             *f,
   for (guint i = 0; i < 2; i++)
     f->ss[i].demand = f->ss[i].demand_seen = FALSE;
 
-  /* As the pool composes them (take_locked () in ds-pool-resource.c). */
-  b = ds_pool_shard_at_hand_locked (f->bin, order);
-  if (b != NULL)
-    b = ds_pool_shard_take_block_locked (f->shard, f->bin, b, CLASS_BYTES, &ss);
-  else if (f->bin->fenced_head != NULL)
-    b = ds_pool_shard_scan_locked (f->shard, f->bin, CLASS_BYTES, order, &ss);
+  b = ds_pool_shard_take_locked (f->shard, request_of (f, order), &ss);
   if (b == NULL)
     g_assert_null (ss);
   else
@@ -278,17 +301,14 @@ test_lost_and_take_any (Fixture       *f,
   p = put (f, &f->ss[1], 1);
   r = put (f, NULL, 0);
 
-  g_assert_true (ds_pool_shard_take_any_locked (f->shard, f->ac, f->cls, CLASS_BYTES,
-                                                &ss, &seq) == r);
+  g_assert_true (ds_pool_shard_take_any_locked (f->shard, request_of (f, NULL), &ss, &seq) == r);
   g_assert_null (ss);
-  g_assert_true (ds_pool_shard_take_any_locked (f->shard, f->ac, f->cls, CLASS_BYTES,
-                                                &ss, &seq) == p);
+  g_assert_true (ds_pool_shard_take_any_locked (f->shard, request_of (f, NULL), &ss, &seq) == p);
   g_assert_true (ss == &f->ss[1]);
   g_assert_cmpuint (seq, ==, 1);
   ds_stream_state_unref (ss);
   ss = NULL;
-  g_assert_null (ds_pool_shard_take_any_locked (f->shard, f->ac, f->cls, CLASS_BYTES,
-                                                &ss, &seq));
+  g_assert_null (ds_pool_shard_take_any_locked (f->shard, request_of (f, NULL), &ss, &seq));
   g_assert_null (take (f, NULL, &demand));
   g_assert_null (take (f, &f->order[1], &demand));
   g_assert_true (f->bin->fenced_head == lost);
@@ -298,8 +318,7 @@ test_lost_and_take_any (Fixture       *f,
     g_autoptr(GArray) victims = g_array_new (FALSE, FALSE, sizeof (DsPoolVictim));
     DsFenceCounters counters = { 0, };
 
-    g_assert_cmpuint (ds_pool_shard_evict_locked (f->shard, G_MAXUINT64, DS_POOL_EVICT_ALL,
-                                                  G_MAXUINT, &counters, victims), ==, 0);
+    g_assert_cmpuint (evict (f, DS_POOL_EVICT_ALL, &counters, victims), ==, 0);
     g_assert_cmpuint (victims->len, ==, 0);
     g_assert_true (f->bin->fenced_head == lost);
   }
@@ -323,8 +342,7 @@ test_evict (Fixture       *f,
   r2 = put (f, NULL, 0);
   f->ss[0].completed = 1;
 
-  g_assert_cmpuint (ds_pool_shard_evict_locked (f->shard, G_MAXUINT64, DS_POOL_EVICT_READY,
-                                                G_MAXUINT, &counters, victims), ==,
+  g_assert_cmpuint (evict (f, DS_POOL_EVICT_READY, &counters, victims), ==,
                     3 * CLASS_BYTES);
   g_assert_cmpuint (victims->len, ==, 3);
   g_assert_true (g_array_index (victims, DsPoolVictim, 0).block == r1);
@@ -354,7 +372,7 @@ test_demand_fades (Fixture       *f,
                   "one (looked at by its due checks), and starts again at "
                   "the next; another stream's demand is its own");
 
-  ds_fence_set_clock_for_testing (fake_clock);
+  ds_clock_set_for_testing (fake_clock);
   fake_now = 1000000;
 
   g_assert_false (ds_stream_state_demanded (&f->ss[0]));
@@ -387,7 +405,7 @@ test_demand_fades (Fixture       *f,
   g_assert_true (ds_stream_state_demanded (&f->ss[0]));
   g_assert_false (ds_stream_state_demanded (&f->ss[1]));
 
-  ds_fence_set_clock_for_testing (NULL);
+  ds_clock_set_for_testing (NULL);
 }
 
 int

@@ -836,7 +836,7 @@ test_gpu_own_pools (void)
   DsScratchpad *sp;
 
   DS_TEST_REQUIRE_CUDA ();
-  ds_fence_set_policies (DS_FENCE_RELEASE_LAZY, DS_FENCE_CROSS_STREAM_QUERY);
+  ds_fence_set_check_every_for_testing (0);
 
   g_test_summary ("A scratchpad over pools of its own (as ds-gst makes them "
                   "for a GstCudaContext) stops entering the device order's "
@@ -865,8 +865,8 @@ test_gpu_own_pools (void)
     own_pools_unit (sp, s, i);
   DS_TEST_CUDA_CHECK (cudaStreamSynchronize (s));
   for (k = 0; k < 3; k++)
-    g_assert_cmpint (ds_pool_resource_get_binding (pools[k], ds_access_order_get_device (order),
-                                                   order->context), ==, DS_POOL_BINDING_SAME);
+    g_assert_cmpint (ds_fenced_resource_get_binding (pools[k], ds_access_order_get_device (order),
+                                                   order->context), ==, DS_SCOPE_BINDING_SAME);
 
   spy = ds_test_cuda_spy_works ();
   own_pools_count_start (&count, pools);

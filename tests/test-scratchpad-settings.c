@@ -118,8 +118,8 @@ test_properties_until_first_alloc (void)
   DsScratchpad *sp;
 
   g_test_summary ("The settings can be set after construction until the first "
-                  "allocation, notifying only on a change; afterwards setting "
-                  "one is a critical and changes nothing");
+                  "allocation, notifying only on a change; from then until the "
+                  "next release setting one is a critical and changes nothing");
 
   sp = ds_scratchpad_new (host);
   g_signal_connect (sp, "notify", G_CALLBACK (ds_test_count_notify), &n_notify);
@@ -145,11 +145,6 @@ test_properties_until_first_alloc (void)
       g_object_set (sp, "initial-size-host", (guint64) 65536, NULL);
       g_test_assert_expected_messages ();
 
-      /* Still after a release: the scratchpad keeps its settings. */
-      ds_scratchpad_release (sp);
-      g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*device-order*cannot change*");
-      g_object_set (sp, "device-order", NULL, NULL);
-      g_test_assert_expected_messages ();
     }
 
   g_object_get (sp, "host-resource", &got, "initial-size-host", &size, NULL);
@@ -162,6 +157,52 @@ test_properties_until_first_alloc (void)
   g_clear_object (&got);
   g_assert_finalize_object (sp);
   ds_test_resource_assert_clean (r);
+}
+
+static void
+test_properties_after_release (void)
+{
+  g_autoptr(DsTestResource) r = ds_test_resource_new (DS_MEMORY_KIND_HOST, FALSE);
+  g_autoptr(DsTestResource) other = ds_test_resource_new (DS_MEMORY_KIND_HOST, FALSE);
+  g_autoptr(DsAccessOrder) host = ds_access_order_new_host ();
+  g_autoptr(DsAccessOrder) stream = ds_access_order_new_stream (ds_test_stream_handle (0), 0);
+  DsScratchpad *sp;
+  guint n_notify = 0;
+
+  g_test_summary ("After a release the settings may change again: blocks kept "
+                  "for the next unit go back to the resource they came from "
+                  "first, and the next allocation draws from the new one");
+
+  sp = ds_scratchpad_new (host);
+  ds_scratchpad_set_resource (sp, DS_MEMORY_KIND_HOST, DS_MEMORY_RESOURCE (r));
+  ds_scratchpad_set_keep_blocks (sp, TRUE);
+  g_signal_connect (sp, "notify", G_CALLBACK (ds_test_count_notify), &n_notify);
+
+  g_assert_nonnull (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 100, 0, NULL));
+  ds_scratchpad_release (sp);
+  /* Kept for the next unit. */
+  g_assert_cmpuint (ds_scratchpad_get_n_blocks (sp, DS_MEMORY_KIND_HOST), ==, 1);
+  g_assert_cmpuint (ds_test_resource_count_deallocs (r), ==, 0);
+
+  /* The same value changes nothing and keeps the block. */
+  ds_scratchpad_set_resource (sp, DS_MEMORY_KIND_HOST, DS_MEMORY_RESOURCE (r));
+  g_assert_cmpuint (n_notify, ==, 0);
+  g_assert_cmpuint (ds_scratchpad_get_n_blocks (sp, DS_MEMORY_KIND_HOST), ==, 1);
+
+  g_object_set (sp, "host-resource", other, "device-order", stream, NULL);
+  g_assert_cmpuint (n_notify, ==, 2);
+  g_assert_cmpuint (ds_scratchpad_get_n_blocks (sp, DS_MEMORY_KIND_HOST), ==, 0);
+  ds_test_resource_assert_clean (r);
+  g_assert_true (ds_access_order_equal (ds_scratchpad_get_device_order (sp), stream));
+  g_assert_true (ds_access_order_equal (ds_scratchpad_get_dealloc_order (sp, DS_MEMORY_KIND_PINNED),
+                                        stream));
+
+  g_assert_nonnull (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 100, 0, NULL));
+  g_assert_cmpuint (ds_test_resource_count_allocs (other), ==, 1);
+  g_assert_cmpuint (ds_test_resource_count_allocs (r), ==, 1);
+
+  g_assert_finalize_object (sp);
+  ds_test_resource_assert_clean (other);
 }
 
 static void
@@ -378,6 +419,7 @@ main (int    argc,
   g_test_add_func ("/Ds/Scratchpad/properties/list", test_properties_list);
   g_test_add_func ("/Ds/Scratchpad/properties/g-object-new", test_properties_g_object_new);
   g_test_add_func ("/Ds/Scratchpad/properties/until-first-alloc", test_properties_until_first_alloc);
+  g_test_add_func ("/Ds/Scratchpad/properties/after-release", test_properties_after_release);
   g_test_add_func ("/Ds/Scratchpad/properties/wrong-kind", test_properties_wrong_kind);
   g_test_add_func ("/Ds/Scratchpad/properties/read-back", test_properties_read_back);
   g_test_add_func ("/Ds/Scratchpad/properties/set-resource", test_set_resource);

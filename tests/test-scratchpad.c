@@ -373,6 +373,20 @@ test_no_overlap (Fixture       *f,
   ds_test_assert_disjoint (ranges);
 }
 
+/* The head of a scratchpad as programs built against ds's headers before
+ * 0.2 see it: they bump inline in these windows (soversion 1's ABI). */
+typedef struct
+{
+  guintptr cur;
+  guintptr end;
+} OldWindow;
+
+typedef struct
+{
+  GObject   parent_instance;
+  OldWindow windows[DS_N_MEMORY_KINDS];
+} OldHead;
+
 /* The inline bump with a size and an alignment known at compile time
  * (folded to constants in ds-scratchpad.h): each allocation lands where
  * the general one would, right after the last one, aligned; the block
@@ -381,8 +395,8 @@ static void
 test_inline_constant_size (Fixture       *f,
                            gconstpointer  user_data)
 {
-  const _DsScratchpadWindow *w =
-    &((const _DsScratchpadHead *) (const void *) f->sp)->_windows[DS_MEMORY_KIND_HOST];
+  const OldWindow *w =
+    &((const OldHead *) (const void *) f->sp)->windows[DS_MEMORY_KIND_HOST];
   guintptr end, expected;
   guint8 *first, *p = NULL;
   guint n = 0;
@@ -393,7 +407,7 @@ test_inline_constant_size (Fixture       *f,
 
   /* Runtime size and alignment: the cursor is rounded up to 16 after it. */
   first = ds_test_scratchpad_alloc_ok (f, DS_MEMORY_KIND_HOST, 3, 1);
-  end = w->_end;
+  end = w->end;
   expected = ((guintptr) first + 3 + 15) & ~(guintptr) 15;
 
   while (expected + 32 <= end)
@@ -427,11 +441,11 @@ test_inline_constant_size (Fixture       *f,
 }
 
 /* The window of @kind, writable: the tests below play an older inline bump. */
-static _DsScratchpadWindow *
+static OldWindow *
 window_of (DsScratchpad *sp,
            DsMemoryKind  kind)
 {
-  return &((_DsScratchpadHead *) (void *) sp)->_windows[kind];
+  return &((OldHead *) (void *) sp)->windows[kind];
 }
 
 static void
@@ -449,7 +463,7 @@ test_cursor_16 (Fixture       *f,
 
   for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
-      const _DsScratchpadWindow *w = window_of (f->sp, kind);
+      const OldWindow *w = window_of (f->sp, kind);
       guint8 *p = ds_test_scratchpad_alloc_ok (f, kind, 1, 1);
       guintptr expected = (guintptr) p + 16;
 
@@ -462,7 +476,7 @@ test_cursor_16 (Fixture       *f,
 
             g_assert_no_error (error);
             g_assert_true ((guintptr) q == expected);
-            g_assert_cmpuint (w->_cur % 16, ==, 0);
+            g_assert_cmpuint (w->cur % 16, ==, 0);
             memset (q, 0xa5, sizes[i]);
             expected += (sizes[i] + 15) & ~(gsize) 15;
           }
@@ -484,7 +498,7 @@ test_cursor_16 (Fixture       *f,
         expected += 32;
       }
 
-      g_assert_true (w->_cur == expected);
+      g_assert_true (w->cur == expected);
       g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, kind), ==, 1);
       /* Every allocation since the block's start (p), its padding too. */
       g_assert_cmpuint (ds_scratchpad_get_allocated (f->sp, kind), ==, expected - (guintptr) p);
@@ -495,9 +509,9 @@ test_cursor_16 (Fixture       *f,
  * without looking at it (ds-scratchpad.h): a cursor with room after it
  * must be a multiple of 16. */
 static void
-assert_cursor_placeable (const _DsScratchpadWindow *w)
+assert_cursor_placeable (const OldWindow *w)
 {
-  g_assert_true (w->_cur % 16 == 0 || w->_cur == w->_end);
+  g_assert_true (w->cur % 16 == 0 || w->cur == w->end);
 }
 
 static void
@@ -517,7 +531,7 @@ test_cursor_multiple_of_16 (Fixture       *f,
   ds_scratchpad_set_keep_blocks (f->sp, TRUE);
   for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
-      const _DsScratchpadWindow *w = window_of (f->sp, kind);
+      const OldWindow *w = window_of (f->sp, kind);
       guint kept = 0;
 
       for (guint round = 0; round < 4; round++)
@@ -545,7 +559,7 @@ test_cursor_multiple_of_16 (Fixture       *f,
            * its window starts at its start again. */
           if (ds_scratchpad_get_n_blocks (f->sp, kind) == 1)
             {
-              g_assert_true (w->_cur != w->_end);
+              g_assert_true (w->cur != w->end);
               assert_cursor_placeable (w);
               kept++;
             }
@@ -622,7 +636,7 @@ test_bad_kind_keeps_windows (Fixture       *f,
                              gconstpointer  user_data)
 {
   static const gint bad[] = { 4, 5, 6, 7, -1, 100, G_MAXINT, G_MININT };
-  _DsScratchpadWindow before[DS_N_MEMORY_KINDS];
+  OldWindow before[DS_N_MEMORY_KINDS];
   guint kind, i;
 
   g_test_summary ("A request with an unknown kind, through the inline bump, "
@@ -644,10 +658,10 @@ test_bad_kind_keeps_windows (Fixture       *f,
 
   for (kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
-      const _DsScratchpadWindow *w = window_of (f->sp, kind);
+      const OldWindow *w = window_of (f->sp, kind);
 
-      g_assert_true (w->_cur == before[kind]._cur);
-      g_assert_true (w->_end == before[kind]._end);
+      g_assert_true (w->cur == before[kind].cur);
+      g_assert_true (w->end == before[kind].end);
     }
 }
 

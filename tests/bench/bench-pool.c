@@ -1,19 +1,13 @@
-/* bench-pool.c: the pool's policies, measured against each other
+/* bench-pool.c: what the pool's fence checks cost, and its misses
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Needs a GPU. Decides two process-wide pool policies by measurement
- * (ds-pool-resource-private.h):
- *  - release: record one event per stream per release ("record"), or
- *    first ask whether the stream is idle and record nothing if it is
- *    ("query-idle"), or ask only while the stream tends to be idle
- *    ("adaptive");
- *  - cross-stream: a request on stream T takes a block released on S only
- *    once S's event has completed ("query"), or takes it at once and makes
- *    T wait for the event ("wait").
- * It also measures the cost of a cache miss and of a scratchpad finalized
- * on another thread than the one that filled it.
+ * Needs a GPU. Times lifecycles over the default pools with the streams
+ * checked as ds checks them (at a stream's first release, and every 8th
+ * while others want its blocks: ds-fence-private.h) beside checking every
+ * release; blocks taken across streams; the cost of a cache miss; and a
+ * scratchpad finalized on another thread than the one that filled it.
  */
 
 #include "ds-bench.h"
@@ -100,14 +94,13 @@ row (DsBenchTable *t,
      const char   *name,
      DsBenchFunc   func,
      Ctx          *c,
-     DsFenceReleasePolicy release,
-     DsFenceCrossStreamPolicy cross)
+     guint         check_every)
 {
   DsPoolStats before, d;
   DsBenchResult *r;
   guint64 n;
 
-  ds_fence_set_policies (release, cross);
+  ds_fence_set_check_every_for_testing (check_every);
   sync_all (c, 0);
   ds_bench_default_pool_stats (&before);
   r = ds_bench_table_add (t, ds_bench_run (name, func, sync_all, c, 0, 100000, 1.0));
@@ -126,17 +119,19 @@ row (DsBenchTable *t,
                              d.bytes_held / 1048576.0);
 }
 
-/* A table of @func under each release policy. */
+/* A table of @func with the streams checked as ds does (at a stream's
+ * first release and every 8th while others want its blocks) and, for
+ * comparison, at every release. */
 static void
-release_policy_table (const char  *title,
-                      DsBenchFunc  func,
-                      Ctx         *c)
+check_table (const char  *title,
+             DsBenchFunc  func,
+             Ctx         *c)
 {
   g_autoptr(DsBenchTable) t = ds_bench_table_new (title);
 
-  row (t, "record", func, c, DS_FENCE_RELEASE_RECORD, DS_FENCE_CROSS_STREAM_QUERY);
-  row (t, "query-idle", func, c, DS_FENCE_RELEASE_QUERY_IDLE, DS_FENCE_CROSS_STREAM_QUERY);
-  row (t, "adaptive", func, c, DS_FENCE_RELEASE_ADAPTIVE, DS_FENCE_CROSS_STREAM_QUERY);
+  row (t, "ds (checked while wanted)", func, c, 0);
+  row (t, "every release checked", func, c, 1);
+  ds_fence_set_check_every_for_testing (0);
   ds_bench_table_print (t);
 }
 
@@ -235,14 +230,12 @@ int
 main (int    argc,
       char **argv)
 {
-  DsFenceReleasePolicy release0;
-  DsFenceCrossStreamPolicy cross0;
   cudaMemPool_t mempool;
   guint64 threshold = G_MAXUINT64;
   Ctx c = { 0, };
   guint i;
 
-  ds_bench_init (&argc, &argv, "bench-pool: the pool's release and cross-stream policies, measured");
+  ds_bench_init (&argc, &argv, "bench-pool: the pool's fence checks and misses, measured");
   ds_bench_require_cuda ();
 
   CHECK (cudaSetDevice (0));
@@ -250,35 +243,31 @@ main (int    argc,
     CHECK (cudaStreamCreateWithFlags (&c.streams[i], cudaStreamNonBlocking));
   CHECK (cudaDeviceGetDefaultMemPool (&mempool, 0));
   CHECK (cudaMemPoolSetAttribute (mempool, cudaMemPoolAttrReleaseThreshold, &threshold));
-  ds_fence_get_policies (&release0, &cross0);
 
-  release_policy_table ("release policy, four-kind lifecycle, idle stream", four_kind, &c);
+  check_table ("fence checks, four-kind lifecycle, idle stream", four_kind, &c);
 
   c.size = 1 << 20;
   c.work = 4;
-  release_policy_table ("release policy, device-only lifecycle with a 4-byte memset (stream nearly idle)",
-                        device_one_stream, &c);
+  check_table ("fence checks, device-only lifecycle with a 4-byte memset (stream nearly idle)",
+               device_one_stream, &c);
 
   c.size = 16 << 20;
   c.work = 16 << 20;
-  release_policy_table ("release policy, device-only lifecycle with a 16 MiB memset (stream busy)",
-                        device_one_stream, &c);
+  check_table ("fence checks, device-only lifecycle with a 16 MiB memset (stream busy)",
+               device_one_stream, &c);
 
   for (i = 0; i < 2; i++)
     {
-      g_autofree char *title = g_strdup_printf ("cross-stream policy: %u streams in turn, one 4 MiB device "
+      g_autofree char *title = g_strdup_printf ("across streams: %u streams in turn, one 4 MiB device "
                                                 "block per lifecycle, %s memset into it",
                                                 N_STREAMS, i == 0 ? "a 4-byte" : "a full 4 MiB");
       g_autoptr(DsBenchTable) t = ds_bench_table_new (title);
 
       c.size = 4 << 20;
       c.work = i == 0 ? 4 : c.size;
-      row (t, "query (take only completed blocks)", device_rotate, &c, DS_FENCE_RELEASE_RECORD, DS_FENCE_CROSS_STREAM_QUERY);
-      row (t, "wait (take pending blocks, stream waits)", device_rotate, &c, DS_FENCE_RELEASE_RECORD, DS_FENCE_CROSS_STREAM_WAIT);
+      row (t, "ds (take only completed blocks)", device_rotate, &c, 0);
       ds_bench_table_print (t);
     }
-
-  ds_fence_set_policies (release0, cross0);
 
   {
     g_autoptr(DsBenchTable) t = ds_bench_table_new ("cache miss: a 4 MiB device block taken and given back, then trim");
