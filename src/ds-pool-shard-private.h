@@ -22,17 +22,9 @@
 #pragma once
 
 #include "ds-pool-bin-private.h"
+#include "ds-pool-lock-private.h"
 
 G_BEGIN_DECLS
-
-/* A shard's lock: test-and-set, taken with one atomic exchange and given
- * back with a release store, both inlined; a waiter spins a little, then
- * yields. A shard is nearly always locked by its own thread, for a few
- * dozen instructions, twice per block taken and given back. */
-typedef struct
-{
-  gint held;   /* atomic */
-} DsPoolLock;
 
 typedef struct
 {
@@ -54,21 +46,16 @@ typedef struct
   DsStreamState   *spare_ss;
 } DsPoolShard;
 
-/* The slow path of ds_pool_shard_lock (): out of line, so that the lock
- * itself stays an exchange and a branch. */
-void         ds_pool_lock_wait          (DsPoolLock          *lock);
-
 static inline void
 ds_pool_shard_lock (DsPoolShard *shard)
 {
-  if (G_UNLIKELY (__atomic_exchange_n (&shard->lock.held, 1, __ATOMIC_ACQUIRE)))
-    ds_pool_lock_wait (&shard->lock);
+  ds_pool_lock (&shard->lock);
 }
 
 static inline void
 ds_pool_shard_unlock (DsPoolShard *shard)
 {
-  __atomic_store_n (&shard->lock.held, 0, __ATOMIC_RELEASE);
+  ds_pool_unlock (&shard->lock);
 }
 
 DsPoolShard *ds_pool_shard_new          (void);

@@ -77,16 +77,29 @@ ds_scratchpad_dealloc_order (DsScratchpad *self,
     }
 }
 
+/* A bit per kind that holds blocks (spelt out: GCC keeps the loop). */
+static inline guint
+ds_scratchpad_held_kinds (const DsScratchpad *self)
+{
+  G_STATIC_ASSERT (DS_N_MEMORY_KINDS == 4);
+
+  return (guint) (self->arenas[0].n_blocks != 0) |
+         (guint) (self->arenas[1].n_blocks != 0) << 1 |
+         (guint) (self->arenas[2].n_blocks != 0) << 2 |
+         (guint) (self->arenas[3].n_blocks != 0) << 3;
+}
+
+/* Memory (ds-scratchpad-alloc.c) ------------------------------------------------- */
+
 /* Before a setting changes (no allocation is alive): gives back the
  * blocks kept for the next unit and forgets what each kind was bound to. */
-void     ds_scratchpad_unsettle           (DsScratchpad *self);
+void     ds_scratchpad_unsettle           (DsScratchpad       *self);
 
-/* Settings (ds-scratchpad-settings.c). */
-void     ds_scratchpad_install_properties (GObjectClass *object_class);
-/* Sets the first block size of @kind (0: the default); whether that
- * changed it. */
-gboolean ds_scratchpad_set_initial_size   (DsScratchpad *self,
-                                           DsMemoryKind  kind,
-                                           guint64       size);
+/* The interface's alloc. */
+gpointer ds_scratchpad_iface_alloc_impl   (DsScratchpadIface  *iface,
+                                           DsMemoryKind        kind,
+                                           gsize               size,
+                                           gsize               alignment,
+                                           GError            **error);
 
 G_END_DECLS
