@@ -4,10 +4,11 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * One arena per memory kind lives inside each DsScratchpad; this is the
- * one place where the allocation rule is written. A request goes at the
- * cursor of the newest block, aligned up to its alignment (0 means 16),
- * and takes its size rounded up to 16 (or the rest of the block):
- * ds_arena_bump (), no lock, no CUDA call. When it does not fit, ds_arena_grow () takes a new block from the
+ * one place where its allocation rule is used (the rule itself is in
+ * ds-bump.h, installed for the inline allocations of C callers). A
+ * request goes at the cursor of the newest block, aligned up to its
+ * alignment (0 means 16), and takes its size rounded up to 16 (or the
+ * rest of the block): ds_arena_bump (), no lock, no CUDA call. When it does not fit, ds_arena_grow () takes a new block from the
  * upstream (ds-growth-private.h says how large) and places the request in
  * it by the same rule; the old block's tail is abandoned. Blocks are taken
  * aligned to DS_ARENA_BLOCK_ALIGNMENT and the cursor is kept a multiple of
@@ -25,6 +26,7 @@
 
 #pragma once
 
+#include "ds-bump.h"
 #include "ds-fence-batch-private.h"
 #include "ds-growth-private.h"
 
@@ -34,15 +36,11 @@ G_BEGIN_DECLS
  * aligned to at most this much needs no padding at the start of a block. */
 #define DS_ARENA_BLOCK_ALIGNMENT ((gsize) 256)
 /* What an alignment of 0 means, and the granule of the cursor. */
-#define DS_ARENA_MIN_ALIGNMENT   ((gsize) 16)
+#define DS_ARENA_MIN_ALIGNMENT   _DS_BUMP_MIN_ALIGNMENT
 
-/* [cur, end) of the newest block; {0, 0} when the arena holds none.
- * (Its layout is part of DsScratchpad's ABI: see ds-scratchpad-private.h.) */
-typedef struct
-{
-  guintptr cur;
-  guintptr end;
-} DsArenaWindow;
+/* [cur, end) of the newest block (ds-bump.h). Its layout is part of
+ * DsScratchpad's ABI: see ds-scratchpad-private.h. */
+typedef _DsBumpWindow DsArenaWindow;
 
 typedef struct
 {
@@ -75,37 +73,13 @@ void     ds_arena_init          (DsArena           *arena,
 /* Frees what @arena holds of the heap; it must hold no block. */
 void     ds_arena_clear         (DsArena           *arena);
 
-/* The allocation rule: the place of @size bytes aligned to @alignment (a
- * power of two; 0 means 16) in the current block of the arena whose window
- * is @w, advancing the cursor;
- * NULL when it does not fit there, or for a size of 0 or an alignment
- * that is not a power of two (ds_arena_check_request () says why). */
+/* The allocation rule (ds-bump.h), in the arena whose window is @w. */
 static inline gpointer
 ds_arena_bump (DsArenaWindow *w,
                gsize          size,
                gsize          alignment)
 {
-  gsize rounded = (size + DS_ARENA_MIN_ALIGNMENT - 1) & ~(DS_ARENA_MIN_ALIGNMENT - 1);
-  guintptr start = w->cur, room;
-
-  if (G_UNLIKELY ((alignment & (alignment - 1)) != 0))
-    return NULL;
-  if (G_UNLIKELY (alignment > DS_ARENA_MIN_ALIGNMENT))
-    {
-      start = (w->cur + alignment - 1) & ~(guintptr) (alignment - 1);
-      /* Wraps only past the end of the address space. */
-      if (start < w->cur || start > w->end)
-        return NULL;
-    }
-  /* A size of 0 wraps to the largest value: it never fits. */
-  room = w->end - start;
-  if (G_UNLIKELY (size - 1 >= room))
-    return NULL;
-
-  /* The size rounded up to 16, or the rest of the block (an end that is
-   * not a multiple of 16: nothing fits after it). */
-  w->cur = start + (rounded - 1 < room ? rounded : room);
-  return (gpointer) start;
+  return _ds_bump (w, size, alignment);
 }
 
 /* Checks a request as the rule takes it: DS_ERROR_INVALID_ARGUMENT for an
@@ -150,7 +124,7 @@ ds_arena_get_taken (const DsArena *arena)
   if (arena->n_blocks == 0)
     return 0;
 
-  return arena->taken + (arena->window->cur - (guintptr) arena->blocks[arena->n_blocks - 1].ptr);
+  return arena->taken + (arena->window->_cur - (guintptr) arena->blocks[arena->n_blocks - 1].ptr);
 }
 
 /* Gives every block back in @order (NULL: host order), newest first,

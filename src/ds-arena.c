@@ -78,8 +78,8 @@ open_window (DsArena  *arena,
   guintptr start = (guintptr) ptr;
   guintptr cur = (start + DS_ARENA_MIN_ALIGNMENT - 1) & ~(guintptr) (DS_ARENA_MIN_ALIGNMENT - 1);
 
-  arena->window->end = start + size;
-  arena->window->cur = MIN (cur, arena->window->end);
+  arena->window->_end = start + size;
+  arena->window->_cur = MIN (cur, arena->window->_end);
 }
 
 gpointer
@@ -166,7 +166,7 @@ static inline void
 empty (DsArena *arena)
 {
   arena->n_blocks = 0;
-  arena->window->cur = arena->window->end = 0;
+  arena->window->_cur = arena->window->_end = 0;
   arena->taken = 0;
   arena->reserved = 0;
 }

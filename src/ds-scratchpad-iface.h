@@ -14,6 +14,7 @@
 
 #include "ds-types.h"
 #include "ds-memory-kind.h"
+#include "ds-bump.h"
 
 G_BEGIN_DECLS
 
@@ -27,6 +28,11 @@ G_DECLARE_INTERFACE (DsScratchpadIface, ds_scratchpad_iface, DS, SCRATCHPAD_IFAC
  * @g_iface: the parent interface
  * @alloc: returns @size bytes of @kind memory aligned to @alignment, valid
  *   until the scratchpad is released; `NULL` with no error for size 0
+ * @get_bump_windows: optional: an implementation whose memory of each kind
+ *   comes from a current block that it bumps in by ds's rule may return
+ *   its %DS_N_MEMORY_KINDS bump windows, so that C callers allocate inside
+ *   them inline ([class@Ds.Scratchpad] does); `NULL` (the function or its
+ *   result) sends every allocation to @alloc
  *
  * The virtual functions of [iface@Ds.ScratchpadIface].
  */
@@ -34,18 +40,54 @@ struct _DsScratchpadIfaceInterface
 {
   GTypeInterface g_iface;
 
-  gpointer (*alloc) (DsScratchpadIface  *self,
-                     DsMemoryKind        kind,
-                     gsize               size,
-                     gsize               alignment,
-                     GError            **error);
+  gpointer (*alloc)            (DsScratchpadIface  *self,
+                                DsMemoryKind        kind,
+                                gsize               size,
+                                gsize               alignment,
+                                GError            **error);
+#ifndef __GI_SCANNER__
+  gpointer (*get_bump_windows) (DsScratchpadIface  *self);
+#endif
 };
 
+DS_AVAILABLE_IN_0_2
+gpointer ds_scratchpad_iface_alloc_slow        (DsScratchpadIface  *self,
+                                                DsMemoryKind        kind,
+                                                gsize               size,
+                                                gsize               alignment,
+                                                GError            **error);
+DS_AVAILABLE_IN_0_2
+gpointer ds_scratchpad_iface_get_bump_windows  (DsScratchpadIface  *self) G_GNUC_CONST;
+
+#if defined (DS_COMPILATION) || defined (DS_DISABLE_INLINE_ALLOC) || defined (__GI_SCANNER__)
 DS_AVAILABLE_IN_ALL
-gpointer ds_scratchpad_iface_alloc (DsScratchpadIface  *self,
-                                    DsMemoryKind        kind,
-                                    gsize               size,
-                                    gsize               alignment,
-                                    GError            **error);
+gpointer ds_scratchpad_iface_alloc             (DsScratchpadIface  *self,
+                                                DsMemoryKind        kind,
+                                                gsize               size,
+                                                gsize               alignment,
+                                                GError            **error);
+#else
+/* Inline for C callers, as ds_scratchpad_alloc () (ds-scratchpad.h): the
+ * bump in the windows the implementation publishes, asked for once per
+ * loop (the function is const), else its alloc. */
+static inline gpointer
+ds_scratchpad_iface_alloc (DsScratchpadIface  *self,
+                           DsMemoryKind        kind,
+                           gsize               size,
+                           gsize               alignment,
+                           GError            **error)
+{
+  if (G_LIKELY ((guint) kind < DS_N_MEMORY_KINDS && (error == NULL || *error == NULL)))
+    {
+      _DsBumpWindow *windows = (_DsBumpWindow *) ds_scratchpad_iface_get_bump_windows (self);
+      gpointer ptr = _ds_bump (&windows[kind], size, alignment);
+
+      if (G_LIKELY (ptr != NULL))
+        return ptr;
+    }
+
+  return ds_scratchpad_iface_alloc_slow (self, kind, size, alignment, error);
+}
+#endif
 
 G_END_DECLS

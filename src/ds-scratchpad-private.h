@@ -17,10 +17,9 @@ struct _DsScratchpad
 {
   GObject             parent_instance;
 
-  /* The arenas' bump windows, right after the GObject: programs built
-   * against ds's headers before 0.2 bump in them inline (their layout,
-   * and the rule that a cursor with room after it is a multiple of 16,
-   * are ABI for soversion 1). */
+  /* The arenas' bump windows, right after the GObject: C callers bump in
+   * them inline (ds-scratchpad.h; their layout, and the rule that a
+   * cursor with room after it is a multiple of 16, are ABI). */
   DsArenaWindow       windows[DS_N_MEMORY_KINDS];
 
   DsArena             arenas[DS_N_MEMORY_KINDS];
@@ -50,7 +49,7 @@ struct _DsScratchpad
   DsBlockSource       source;
 };
 
-/* The layout programs built against older headers bump in. */
+/* The layout the inline bumps of C callers rely on (ds-scratchpad.h). */
 G_STATIC_ASSERT (G_STRUCT_OFFSET (DsScratchpad, windows) == sizeof (GObject));
 G_STATIC_ASSERT (sizeof (DsArenaWindow) == 2 * sizeof (guintptr));
 
@@ -94,6 +93,9 @@ ds_scratchpad_held_kinds (const DsScratchpad *self)
 /* Before a setting changes (no allocation is alive): gives back the
  * blocks kept for the next unit and forgets what each kind was bound to. */
 void     ds_scratchpad_unsettle           (DsScratchpad       *self);
+
+/* The interface's bump windows: the scratchpad's. */
+gpointer ds_scratchpad_iface_get_windows_impl (DsScratchpadIface *iface);
 
 /* The interface's alloc. */
 gpointer ds_scratchpad_iface_alloc_impl   (DsScratchpadIface  *iface,

@@ -69,6 +69,7 @@ static void
 ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface)
 {
   iface->alloc = ds_scratchpad_iface_alloc_impl;
+  iface->get_bump_windows = ds_scratchpad_iface_get_windows_impl;
 }
 
 enum {
@@ -716,7 +717,7 @@ ds_scratchpad_dispose (GObject *object)
       /* Close the bump windows: not even an inline bump of an older
        * header hands out more of the memory kept for the exports. */
       for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
-        self->windows[kind].end = self->windows[kind].cur;
+        self->windows[kind]._end = self->windows[kind]._cur;
     }
 
   G_OBJECT_CLASS (ds_scratchpad_parent_class)->dispose (object);

@@ -17,6 +17,7 @@
 #include "ds-memory-kind.h"
 #include "ds-memory-resource.h"
 #include "ds-scratchpad-iface.h"
+#include "ds-bump.h"
 
 G_BEGIN_DECLS
 
@@ -60,12 +61,13 @@ DsScratchpad        *ds_scratchpad_new_full          (const DsAccessOrder  *devi
                                                       const DsAccessOrder  *managed_dealloc_order,
                                                       const gsize          *initial_sizes) G_GNUC_WARN_UNUSED_RESULT;
 
-DS_AVAILABLE_IN_ALL
-gpointer             ds_scratchpad_alloc             (DsScratchpad         *self,
+DS_AVAILABLE_IN_0_2
+gpointer             ds_scratchpad_alloc_slow        (DsScratchpad         *self,
                                                       DsMemoryKind          kind,
                                                       gsize                 size,
                                                       gsize                 alignment,
                                                       GError              **error);
+
 DS_AVAILABLE_IN_ALL
 gpointer             ds_scratchpad_alloc_array       (DsScratchpad         *self,
                                                       DsMemoryKind          kind,
@@ -73,6 +75,50 @@ gpointer             ds_scratchpad_alloc_array       (DsScratchpad         *self
                                                       gsize                 n_elements,
                                                       gsize                 alignment,
                                                       GError              **error);
+
+#if defined (DS_COMPILATION) || defined (DS_DISABLE_INLINE_ALLOC) || defined (__GI_SCANNER__)
+DS_AVAILABLE_IN_ALL
+gpointer             ds_scratchpad_alloc             (DsScratchpad         *self,
+                                                      DsMemoryKind          kind,
+                                                      gsize                 size,
+                                                      gsize                 alignment,
+                                                      GError              **error);
+#else
+/* C callers get ds_scratchpad_alloc () inline, as GStreamer's headers
+ * give gst_buffer_ref (): the bump of ds-bump.h in the scratchpad's
+ * window, and the exported ds_scratchpad_alloc_slow () for everything
+ * else. The library exports ds_scratchpad_alloc () as a function too, for
+ * bindings and for programs built with DS_DISABLE_INLINE_ALLOC. */
+
+/* The head of every DsScratchpad: its GObject, then a bump window per
+ * kind. Its layout is ABI. Not API. */
+typedef struct
+{
+  GObject       _parent_instance;
+  _DsBumpWindow _windows[DS_N_MEMORY_KINDS];
+} _DsScratchpadHead;
+
+static inline gpointer
+ds_scratchpad_alloc (DsScratchpad  *self,
+                     DsMemoryKind   kind,
+                     gsize          size,
+                     gsize          alignment,
+                     GError       **error)
+{
+  if (G_LIKELY (self != NULL && (guint) kind < DS_N_MEMORY_KINDS &&
+                (error == NULL || *error == NULL)))
+    {
+      gpointer ptr = _ds_bump (&((_DsScratchpadHead *) (void *) self)->_windows[kind], size,
+                               alignment);
+
+      if (G_LIKELY (ptr != NULL))
+        return ptr;
+    }
+
+  return ds_scratchpad_alloc_slow (self, kind, size, alignment, error);
+}
+
+#endif
 DS_AVAILABLE_IN_ALL
 DsBlock             *ds_scratchpad_alloc_block       (DsScratchpad         *self,
                                                       DsMemoryKind          kind,
@@ -173,9 +219,29 @@ guint                ds_scratchpad_get_n_exports     (DsScratchpad         *self
  * evaluates to a `type *`. `n * sizeof (type)` is checked for overflow.
  */
 #define DS_SCRATCHPAD_ALLOC_N(self, kind, type, n, error) \
-  ((type *) ds_scratchpad_alloc_array ((self), (kind), sizeof (type), (n), \
-                                       MAX (DS_ALIGNOF (type), DS_SCRATCHPAD_DEFAULT_ALIGNMENT), \
-                                       (error)))
+  ((type *) _ds_scratchpad_alloc_n ((self), (kind), sizeof (type), (n), \
+                                    MAX (DS_ALIGNOF (type), DS_SCRATCHPAD_DEFAULT_ALIGNMENT), \
+                                    (error)))
+
+#ifndef __GI_SCANNER__
+/* DS_SCRATCHPAD_ALLOC_N (): ds_scratchpad_alloc () unless the count
+ * overflows, which ds_scratchpad_alloc_array () refuses. Not API. */
+static inline gpointer
+_ds_scratchpad_alloc_n (DsScratchpad  *self,
+                        DsMemoryKind   kind,
+                        gsize          element_size,
+                        gsize          n_elements,
+                        gsize          alignment,
+                        GError       **error)
+{
+  gsize size;
+
+  if (G_LIKELY (!__builtin_mul_overflow (element_size, n_elements, &size)))
+    return ds_scratchpad_alloc (self, kind, size, alignment, error);
+
+  return ds_scratchpad_alloc_array (self, kind, element_size, n_elements, alignment, error);
+}
+#endif
 
 /**
  * DS_SCRATCHPAD_ALLOC_HOST:

@@ -32,6 +32,14 @@
  */
 #define DS_VERSION_0_1 (G_ENCODE_VERSION (0, 1))
 
+/**
+ * DS_VERSION_0_2:
+ *
+ * The version number of ds 0.2, for DS_VERSION_MIN_REQUIRED and
+ * DS_VERSION_MAX_ALLOWED.
+ */
+#define DS_VERSION_0_2 (G_ENCODE_VERSION (0, 2))
+
 #ifndef DS_VERSION_MIN_REQUIRED
 # define DS_VERSION_MIN_REQUIRED (DS_VERSION_CUR_STABLE)
 #endif
@@ -46,6 +54,12 @@
 # define DS_AVAILABLE_IN_0_1 G_UNAVAILABLE (0, 1) _DS_EXTERN
 #else
 # define DS_AVAILABLE_IN_0_1 _DS_EXTERN
+#endif
+
+#if DS_VERSION_MAX_ALLOWED < DS_VERSION_0_2
+# define DS_AVAILABLE_IN_0_2 G_UNAVAILABLE (0, 2) _DS_EXTERN
+#else
+# define DS_AVAILABLE_IN_0_2 _DS_EXTERN
 #endif
 
 /**
