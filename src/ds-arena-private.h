@@ -8,7 +8,7 @@
  * ds-bump.h, installed for the inline allocations of C callers). A
  * request goes at the cursor of the newest block, aligned up to its
  * alignment (0 means 16), and takes its size rounded up to 16 (or the
- * rest of the block): ds_arena_bump (), no lock, no CUDA call. When it does not fit, ds_arena_grow () takes a new block from the
+ * rest of the block): _ds_bump (), no lock, no CUDA call. When it does not fit, ds_arena_grow () takes a new block from the
  * upstream (ds-growth-private.h says how large) and places the request in
  * it by the same rule; the old block's tail is abandoned. Blocks are taken
  * aligned to DS_ARENA_BLOCK_ALIGNMENT and the cursor is kept a multiple of
@@ -72,15 +72,6 @@ void     ds_arena_init          (DsArena           *arena,
                                  gsize              max_block_size);
 /* Frees what @arena holds of the heap; it must hold no block. */
 void     ds_arena_clear         (DsArena           *arena);
-
-/* The allocation rule (ds-bump.h), in the arena whose window is @w. */
-static inline gpointer
-ds_arena_bump (DsArenaWindow *w,
-               gsize          size,
-               gsize          alignment)
-{
-  return _ds_bump (w, size, alignment);
-}
 
 /* Checks a request as the rule takes it: DS_ERROR_INVALID_ARGUMENT for an
  * alignment that is not a power of two or a size that overflows once

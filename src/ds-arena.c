@@ -146,7 +146,7 @@ ds_arena_grow (DsArena             *arena,
   ds_growth_took (&arena->growth, block_size);
 
   open_window (arena, block, block_size);
-  ptr = ds_arena_bump (arena->window, size, alignment);
+  ptr = _ds_bump (arena->window, size, alignment);
   g_assert (ptr != NULL);
 
   return ptr;

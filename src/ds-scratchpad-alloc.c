@@ -226,7 +226,7 @@ scratchpad_alloc (DsScratchpad  *self,
   if (G_LIKELY (self != NULL && DS_MEMORY_KIND_IS_VALID (kind) &&
                 (error == NULL || *error == NULL)))
     {
-      gpointer ptr = ds_arena_bump (&self->windows[kind], size, alignment);
+      gpointer ptr = _ds_bump (&self->windows[kind], size, alignment);
 
       if (G_LIKELY (ptr != NULL))
         return ptr;

@@ -234,7 +234,7 @@ ds_test_arena_grow_or_bump (DsTestArenaFixture *f,
                             gsize               alignment)
 {
   g_autoptr(GError) error = NULL;
-  gpointer p = ds_arena_bump (&f->window, size, alignment);
+  gpointer p = _ds_bump (&f->window, size, alignment);
 
   if (p == NULL)
     {

@@ -52,8 +52,8 @@ test_empty (Fixture       *f,
   g_assert_cmpuint (f->arena.reserved, ==, 0);
   g_assert_cmpuint (ds_arena_get_taken (&f->arena), ==, 0);
   g_assert_cmpuint (f->arena.growth.initial_size, ==, 64 * KiB);
-  g_assert_null (ds_arena_bump (&f->window, 1, 1));
-  g_assert_null (ds_arena_bump (&f->window, 16, 16));
+  g_assert_null (_ds_bump (&f->window, 1, 1));
+  g_assert_null (_ds_bump (&f->window, 16, 16));
 
   /* Releasing an empty arena calls nothing. */
   g_assert_true (ds_test_arena_release (f, DS_MEMORY_RESOURCE (f->sync), NULL, NULL));
@@ -264,7 +264,7 @@ test_release_newest_first (Fixture       *f,
   ds_test_resource_assert_clean (f->sync);
 
   g_assert_cmpuint (f->arena.n_blocks, ==, 0);
-  g_assert_null (ds_arena_bump (&f->window, 1, 1));
+  g_assert_null (_ds_bump (&f->window, 1, 1));
 
   /* Releasing again gives nothing back twice. */
   g_assert_true (ds_test_arena_release (f, up, NULL, NULL));
@@ -385,7 +385,7 @@ test_failure (Fixture       *f,
   g_test_summary ("An upstream failure leaves the arena exactly as it was: "
                   "later bumps use the old block, release returns it once");
 
-  g_assert_null (ds_arena_bump (&f->window, 8, 8));
+  g_assert_null (_ds_bump (&f->window, 8, 8));
   ds_test_resource_fail_next (f->sync, 1);
   g_assert_null (grow (f, up, NULL, 8, 8, &error));
   g_assert_error (error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY);
@@ -423,7 +423,7 @@ test_failure (Fixture       *f,
   g_assert_cmpuint (f->arena.growth.next_size, ==, before.growth.next_size);
 
   /* Right after p: the cursor is kept a multiple of 16 (ds-scratchpad.h). */
-  q = ds_arena_bump (&f->window, 8, 8);
+  q = _ds_bump (&f->window, 8, 8);
   g_assert_true ((guint8 *) q == (guint8 *) p + 16);
 
   g_assert_true (ds_test_arena_release (f, up, NULL, NULL));
@@ -580,7 +580,7 @@ test_device_order_sync_upstream_no_device (Fixture       *f,
   g_assert_cmpuint (ds_test_resource_count_deallocs (f->sync), ==, 0);
   g_assert_cmpuint (f->arena.n_blocks, ==, 0);
   g_assert_cmpuint (f->arena.reserved, ==, 0);
-  g_assert_null (ds_arena_bump (&f->window, 1, 1));
+  g_assert_null (_ds_bump (&f->window, 1, 1));
 }
 
 int

@@ -5,7 +5,7 @@
  *
  * Two threads allocate from one scratchpad without a lock, which the
  * contract forbids (a scratchpad belongs to one thread at a time). Both
- * bump the same window (the inline fast path in ds-scratchpad.h), with no
+ * bump the same window (the inline fast path, ds-bump.h), with no
  * synchronisation between them that TSan could see. The test tsan-race
  * (suite tsan, TSan builds only) runs this through expect-report.py and
  * passes only when TSan reports "data race" with a scratchpad allocation
