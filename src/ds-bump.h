@@ -33,36 +33,67 @@ typedef struct
   guintptr _end;
 } _DsBumpWindow;
 
-/* The rule: @size bytes aligned to @alignment (a power of two; 0 means
- * 16) go at the cursor, aligned up, and take @size rounded up to 16 (or
- * the rest of the block). Returns where, advancing the cursor, or NULL
+/* The rule: where @size bytes aligned to @alignment (a power of two; 0
+ * means 16) go in the block whose free part is [@cur, @end): at the
+ * cursor, aligned up, taking @size rounded up to 16 (or the rest of the
+ * block). TRUE with the place in *@p and the next cursor in *@next; FALSE
  * when the request does not fit, or for a size of 0 or an alignment that
  * is not a power of two (the library then says why). */
+static inline gboolean
+_ds_bump_place (guintptr  cur,
+                guintptr  end,
+                gsize     size,
+                gsize     alignment,
+                guintptr *p,
+                guintptr *next)
+{
+  gsize rounded = (size + _DS_BUMP_MIN_ALIGNMENT - 1) & ~(_DS_BUMP_MIN_ALIGNMENT - 1);
+  guintptr start = cur, room;
+
+  if (G_UNLIKELY ((alignment & (alignment - 1)) != 0))
+    return FALSE;
+  if (G_UNLIKELY (alignment > _DS_BUMP_MIN_ALIGNMENT))
+    {
+      start = (cur + alignment - 1) & ~(guintptr) (alignment - 1);
+      /* Wraps only past the end of the address space. */
+      if (start < cur || start > end)
+        return FALSE;
+    }
+  /* A size of 0 wraps to the largest value: it never fits. */
+  room = end - start;
+  if (G_UNLIKELY (size - 1 >= room))
+    return FALSE;
+
+  *p = start;
+  *next = start + (rounded - 1 < room ? rounded : room);
+  return TRUE;
+}
+
+/* The rule applied to the window @w: the place, with the cursor moved
+ * past it, or NULL. */
 static inline gpointer
 _ds_bump (_DsBumpWindow *w,
           gsize          size,
           gsize          alignment)
 {
-  gsize rounded = (size + _DS_BUMP_MIN_ALIGNMENT - 1) & ~(_DS_BUMP_MIN_ALIGNMENT - 1);
-  guintptr start = w->_cur, room;
+  guintptr p, next;
 
-  if (G_UNLIKELY ((alignment & (alignment - 1)) != 0))
-    return NULL;
-  if (G_UNLIKELY (alignment > _DS_BUMP_MIN_ALIGNMENT))
-    {
-      start = (w->_cur + alignment - 1) & ~(guintptr) (alignment - 1);
-      /* Wraps only past the end of the address space. */
-      if (start < w->_cur || start > w->_end)
-        return NULL;
-    }
-  /* A size of 0 wraps to the largest value: it never fits. */
-  room = w->_end - start;
-  if (G_UNLIKELY (size - 1 >= room))
+  if (G_UNLIKELY (!_ds_bump_place (w->_cur, w->_end, size, alignment, &p, &next)))
     return NULL;
 
-  w->_cur = start + (rounded - 1 < room ? rounded : room);
-  return (gpointer) start;
+  w->_cur = next;
+  return (gpointer) p;
 }
+
+/* The window of @kind among @windows, kind masked so that any value picks
+ * one (a bad kind is refused by the library, whose slow path it takes).
+ * Pointer arithmetic, not &windows[kind]: GCC takes a store to one field
+ * of an array element with a variable index for a store to any field of
+ * it, and would reload the cursor from memory at every allocation of a
+ * loop. */
+#define _DS_BUMP_WINDOW(windows, kind) \
+  ((_DsBumpWindow *) (void *) ((guint8 *) (windows) + \
+                               ((guint) (kind) & 3u) * sizeof (_DsBumpWindow)))
 
 #endif /* __GI_SCANNER__ */
 

@@ -77,16 +77,21 @@ ds_scratchpad_iface_alloc (DsScratchpadIface  *self,
                            gsize               alignment,
                            GError            **error)
 {
-  if (G_LIKELY ((guint) kind < DS_N_MEMORY_KINDS && (error == NULL || *error == NULL)))
+  /* As ds_scratchpad_alloc () does it: the window read once and written
+   * once. Windows with no room are never written: a bump in them fails,
+   * and the slow path leaves their cursor as it was. */
+  _DsBumpWindow *w = _DS_BUMP_WINDOW (ds_scratchpad_iface_get_bump_windows (self), kind);
+  guintptr next = w->_cur, p;
+
+  if (G_UNLIKELY (!((guint) kind < DS_N_MEMORY_KINDS && (error == NULL || *error == NULL) &&
+                    _ds_bump_place (next, w->_end, size, alignment, &p, &next))))
     {
-      _DsBumpWindow *windows = (_DsBumpWindow *) ds_scratchpad_iface_get_bump_windows (self);
-      gpointer ptr = _ds_bump (&windows[kind], size, alignment);
-
-      if (G_LIKELY (ptr != NULL))
-        return ptr;
+      p = (guintptr) ds_scratchpad_iface_alloc_slow (self, kind, size, alignment, error);
+      next = w->_cur;
     }
+  w->_cur = next;
 
-  return ds_scratchpad_iface_alloc_slow (self, kind, size, alignment, error);
+  return (gpointer) p;
 }
 #endif
 

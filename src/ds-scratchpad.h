@@ -105,19 +105,25 @@ ds_scratchpad_alloc (DsScratchpad  *self,
                      gsize          alignment,
                      GError       **error)
 {
-  if (G_LIKELY (self != NULL && (guint) kind < DS_N_MEMORY_KINDS &&
-                (error == NULL || *error == NULL)))
+  /* A NULL @self (refused by the slow path) reads and writes back a
+   * blank head. The window is read once and written once, at the end, on
+   * the slow path too (which reads it back after the call): so a loop of
+   * allocations keeps the cursor in a register from one to the next. */
+  static _DsScratchpadHead blank;
+  _DsScratchpadHead *head = self != NULL ? (_DsScratchpadHead *) (void *) self : &blank;
+  _DsBumpWindow *w = _DS_BUMP_WINDOW (head->_windows, kind);
+  guintptr next = w->_cur, p;
+
+  if (G_UNLIKELY (!((guint) kind < DS_N_MEMORY_KINDS && (error == NULL || *error == NULL) &&
+                    _ds_bump_place (next, w->_end, size, alignment, &p, &next))))
     {
-      gpointer ptr = _ds_bump (&((_DsScratchpadHead *) (void *) self)->_windows[kind], size,
-                               alignment);
-
-      if (G_LIKELY (ptr != NULL))
-        return ptr;
+      p = (guintptr) ds_scratchpad_alloc_slow (self, kind, size, alignment, error);
+      next = w->_cur;
     }
+  w->_cur = next;
 
-  return ds_scratchpad_alloc_slow (self, kind, size, alignment, error);
+  return (gpointer) p;
 }
-
 #endif
 DS_AVAILABLE_IN_ALL
 DsBlock             *ds_scratchpad_alloc_block       (DsScratchpad         *self,

@@ -19,6 +19,7 @@
 # include "ds-memory-kind.h"
 # include "ds-error.h"
 # include "ds-enum-types.h"
+# include "ds-bump.h"
 # include "ds-access-order.h"
 # include "ds-memory-resource.h"
 # include "ds-host-memory-resource.h"

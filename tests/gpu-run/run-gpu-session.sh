@@ -1,7 +1,7 @@
 #!/bin/bash
-# run-gpu-session.sh: one device call's worth of issue 9's GPU run, from a
-# bundle made by ../shared/gpu/bundle (see HACKING.md, "Running on a GPU
-# machine").
+# run-gpu-session.sh: one device call's worth of GPU checks and benchmarks,
+# from a bundle made by ../shared/gpu/bundle (see HACKING.md, "Running on a
+# GPU machine").
 #
 # Copyright 2026 The ds authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
@@ -11,8 +11,8 @@
 #   cp -n .gpu/lib/* .gpu/data/build/src/
 #   cp tests/gpu-run/run-gpu-session.sh tests/gpu-run/run-gpu-reliability.sh .gpu/
 #   # for an A/B: another build's library as .gpu/ab/base/libds-1.0.so.1,
-#   # and its bench-lifecycle as .gpu/ab/base/bench-lifecycle when the
-#   # change is in the header's inline bump (compiled into the caller)
+#   # and its benchmarks as .gpu/ab/base/bench-* (the inline allocations
+#   # are compiled into the caller)
 # On the GPU machine (device tool: carry [".gpu"]):
 #   DEADLINE=570 .gpu/run-gpu-session.sh STEP...
 #
@@ -21,8 +21,9 @@
 # threads, host, pool (the benchmark of that name, DS_BENCH_TIME default
 # 1.0), san (compute-sanitizer memcheck, racecheck, synccheck, initcheck
 # over every *-gpu program, SAN_TIMEOUT=150), abN (N alternating pairs of
-# bench-lifecycle at DS_BENCH_TIME=0.3, the ab/base library first, into
-# $OUT/ab-base-I.txt and ab-new-I.txt), thrabN (N alternating pairs of
+# each benchmark in AB_BENCHES, default bench-lifecycle, at
+# DS_BENCH_TIME=0.3, the ab/base build first, into $OUT/ab-BENCH-base-I.txt
+# and ab-BENCH-new-I.txt), thrabN (N alternating pairs of
 # whole bench-threads runs of the one library at DS_BENCH_TIME=0.3, the
 # second of each pair with the assignments in AB_ENV exported, e.g.
 # AB_ENV="DS_POOL_CHECK_EVERY_MAX=32"; into $OUT/thr-base-I.txt and
@@ -61,16 +62,18 @@ for step in "$@"; do
             G_DEBUG=gc-friendly DS_BENCH_TIME=0.3 LD_LIBRARY_PATH="$NEW" timeout -k 5 $l "$B/bin/bench-threads" ) > "$OUT/thr-$v-$i.txt" 2>&1
         done
       done ;;
-    ab*)  # abN: N alternating pairs of bench-lifecycle, base library first, DS_BENCH_TIME=0.3
+    ab*)  # abN: N alternating pairs of each benchmark in AB_BENCHES, base first
       n=${step#ab}
       for ((i = 1; i <= n; i++)); do
-        for v in base new; do
-          l=$(left); ((l > 20)) || break 2
-          P="$B/bin/bench-lifecycle"; L=$NEW
-          if [[ $v == base ]]; then
-            L=$BASE; [[ -x $B/ab/base/bench-lifecycle ]] && P="$B/ab/base/bench-lifecycle"
-          fi
-          G_DEBUG=gc-friendly DS_BENCH_TIME=0.3 LD_LIBRARY_PATH="$L" timeout -k 5 $l "$P" > "$OUT/ab-$v-$i.txt" 2>&1
+        for bench in ${AB_BENCHES:-bench-lifecycle}; do
+          for v in base new; do
+            l=$(left); ((l > 20)) || break 3
+            P="$B/bin/$bench"; L=$NEW
+            if [[ $v == base ]]; then
+              L=$BASE; [[ -x $B/ab/base/$bench ]] && P="$B/ab/base/$bench"
+            fi
+            G_DEBUG=gc-friendly DS_BENCH_TIME=0.3 LD_LIBRARY_PATH="$L" timeout -k 5 $l "$P" > "$OUT/ab-$bench-$v-$i.txt" 2>&1
+          done
         done
       done ;;
   esac
