@@ -56,6 +56,44 @@ propagate_with_request (GError           **dest,
                               ds_memory_alignment_text (text, alignment, 16));
 }
 
+/* Checks a request (alignment 0 counts as 16) and allocates it: in
+ * @order with allocate_async () where the resource has it and @order is
+ * not NULL, else with allocate (). A resource without the function is an
+ * error, not a crash: a script's subclass may lack it. */
+static gpointer
+allocate_checked (DsMemoryResource     *self,
+                  gsize                 size,
+                  gsize                 alignment,
+                  const DsAccessOrder  *order,
+                  GError              **error)
+{
+  DsMemoryResourceInterface *iface = DS_MEMORY_RESOURCE_GET_IFACE (self);
+  GError *local_error = NULL;
+  gsize alignment_as_passed = alignment;
+  gpointer ptr;
+
+  if (!ds_memory_check_size_alignment (size, &alignment, 16, 0, error))
+    return NULL;
+  if (size == 0)
+    return NULL;
+  if (G_UNLIKELY (iface->allocate == NULL))
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                   "%s implements DsMemoryResource without allocate",
+                   G_OBJECT_TYPE_NAME (self));
+      return NULL;
+    }
+
+  if (order != NULL && iface->allocate_async != NULL)
+    ptr = iface->allocate_async (self, size, alignment, order, &local_error);
+  else
+    ptr = iface->allocate (self, size, alignment, &local_error);
+  if (G_UNLIKELY (local_error != NULL))
+    propagate_with_request (error, local_error, self, size, alignment_as_passed);
+
+  return ptr;
+}
+
 /**
  * ds_memory_resource_get_kind: (virtual get_kind)
  * @self: a #DsMemoryResource
@@ -96,27 +134,10 @@ ds_memory_resource_allocate (DsMemoryResource  *self,
                              gsize              alignment,
                              GError           **error)
 {
-  DsMemoryResourceInterface *iface;
-  GError *local_error = NULL;
-  gsize alignment_as_passed = alignment;
-  gpointer ptr;
-
   g_return_val_if_fail (DS_IS_MEMORY_RESOURCE (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  iface = DS_MEMORY_RESOURCE_GET_IFACE (self);
-  g_return_val_if_fail (iface->allocate != NULL, NULL);
-
-  if (!ds_memory_check_size_alignment (size, &alignment, 16, 0, error))
-    return NULL;
-  if (size == 0)
-    return NULL;
-
-  ptr = iface->allocate (self, size, alignment, &local_error);
-  if (G_UNLIKELY (local_error != NULL))
-    propagate_with_request (error, local_error, self, size, alignment_as_passed);
-
-  return ptr;
+  return allocate_checked (self, size, alignment, NULL, error);
 }
 
 /**
@@ -190,29 +211,11 @@ ds_memory_resource_allocate_async (DsMemoryResource     *self,
                                    const DsAccessOrder  *order,
                                    GError              **error)
 {
-  DsMemoryResourceInterface *iface;
-  GError *local_error = NULL;
-  gsize alignment_as_passed = alignment;
-  gpointer ptr;
-
   g_return_val_if_fail (DS_IS_MEMORY_RESOURCE (self), NULL);
   g_return_val_if_fail (order != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  iface = DS_MEMORY_RESOURCE_GET_IFACE (self);
-  if (iface->allocate_async == NULL)
-    return ds_memory_resource_allocate (self, size, alignment, error);
-
-  if (!ds_memory_check_size_alignment (size, &alignment, 16, 0, error))
-    return NULL;
-  if (size == 0)
-    return NULL;
-
-  ptr = iface->allocate_async (self, size, alignment, order, &local_error);
-  if (G_UNLIKELY (local_error != NULL))
-    propagate_with_request (error, local_error, self, size, alignment_as_passed);
-
-  return ptr;
+  return allocate_checked (self, size, alignment, order, error);
 }
 
 /**
@@ -277,6 +280,13 @@ ds_memory_resource_deallocate_async (DsMemoryResource     *self,
       return TRUE;
     }
 
+  if (G_UNLIKELY (iface->deallocate == NULL))
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                   "%s implements DsMemoryResource without deallocate",
+                   G_OBJECT_TYPE_NAME (self));
+      return FALSE;
+    }
   if (!ds_access_order_synchronize (order, error))
     return FALSE;
 

@@ -1,4 +1,4 @@
-/* ds-pinned-memory-resource.c
+/* ds-pinned-memory-resource.c: page-locked host memory
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -7,15 +7,16 @@
 #include "config.h"
 
 #include "ds-pinned-memory-resource.h"
-#include "ds-cuda-private.h"
+#include "ds-raw-resource-private.h"
 
 /**
  * DsPinnedMemoryResource:
  *
- * The raw resource of page-locked host memory from
- * `cudaHostAlloc (cudaHostAllocPortable)`, usable from every device.
- * `cudaFreeHost` waits for the whole device: use it under a
- * [class@Ds.PoolResource].
+ * The raw resource of page-locked (pinned) host memory from
+ * `cudaHostAlloc` (portable: usable from every device). Not
+ * stream-ordered, and `cudaFreeHost` waits for the whole device: use it
+ * under a [class@Ds.PoolResource]. It refuses, with a critical, a block it
+ * did not hand out or one given back twice.
  *
  * Without a CUDA device, allocation fails with %DS_ERROR_NO_DEVICE (or
  * %DS_ERROR_NOT_SUPPORTED when ds was built without CUDA).
@@ -23,62 +24,32 @@
 
 struct _DsPinnedMemoryResource
 {
-  GObject parent_instance;
+  GObject       parent_instance;
+  DsRawResource raw;
 };
 
-static void ds_pinned_memory_resource_iface_init (DsMemoryResourceInterface *iface);
+G_STATIC_ASSERT (sizeof (DsPinnedMemoryResource) == sizeof (DsRawResourceInstance));
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (DsPinnedMemoryResource, ds_pinned_memory_resource, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (DS_TYPE_MEMORY_RESOURCE,
-                                                      ds_pinned_memory_resource_iface_init))
-
-static DsMemoryKind
-ds_pinned_memory_resource_get_kind (DsMemoryResource *resource)
-{
-  return DS_MEMORY_KIND_PINNED;
-}
-
-static gpointer
-ds_pinned_memory_resource_allocate (DsMemoryResource  *resource,
-                                    gsize              size,
-                                    gsize              alignment,
-                                    GError           **error)
-{
-  /* Portable: the device does not matter. */
-  return ds_cuda_raw_alloc (DS_MEMORY_KIND_PINNED, -1, size, alignment, error);
-}
-
-static void
-ds_pinned_memory_resource_deallocate (DsMemoryResource *resource,
-                                      gpointer          ptr,
-                                      gsize             size,
-                                      gsize             alignment)
-{
-  ds_cuda_raw_free (DS_MEMORY_KIND_PINNED, -1, ptr, size, alignment);
-}
-
-static void
-ds_pinned_memory_resource_iface_init (DsMemoryResourceInterface *iface)
-{
-  iface->get_kind = ds_pinned_memory_resource_get_kind;
-  iface->allocate = ds_pinned_memory_resource_allocate;
-  iface->deallocate = ds_pinned_memory_resource_deallocate;
-}
+                                                      ds_raw_resource_iface_init))
 
 static void
 ds_pinned_memory_resource_class_init (DsPinnedMemoryResourceClass *klass)
 {
+  ds_raw_resource_class_init (G_OBJECT_CLASS (klass), FALSE);
 }
 
 static void
 ds_pinned_memory_resource_init (DsPinnedMemoryResource *self)
 {
+  ds_raw_resource_init (&self->raw, DS_MEMORY_KIND_PINNED, -1);
 }
 
 /**
  * ds_pinned_memory_resource_new:
  *
- * Creates a raw pinned memory resource.
+ * Creates a raw pinned memory resource. Allocates nothing.
  *
  * Returns: (transfer full): a new #DsPinnedMemoryResource
  */

@@ -61,6 +61,11 @@ struct _DsPoolResource
   gboolean          have_context;      /* atomic: set once, after the two */
 };
 
+/* Taking and giving back (ds-pool-cache.c) ------------------------------------------ */
+
+void     ds_pool_resource_iface_init  (DsMemoryResourceInterface *iface);
+void     ds_pool_resource_fenced_init (DsFencedResourceInterface *iface);
+
 /* Growth and shrinking (ds-pool-growth.c) ------------------------------------------ */
 
 gint64   ds_pool_total_demand   (DsPoolResource      *self);

@@ -375,10 +375,6 @@ install_properties (GObjectClass *object_class)
    * block is this size doubled until it covers what recent units of work
    * took (see [class@Ds.Scratchpad]).
    */
-  properties[PROP_INITIAL_SIZE_HOST] =
-    g_param_spec_uint64 ("initial-size-host", NULL, NULL,
-                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
-                         SETTING_FLAGS);
 
   /**
    * DsScratchpad:initial-size-pinned:
@@ -386,10 +382,6 @@ install_properties (GObjectClass *object_class)
    * The size of the first pinned block: see
    * [property@Ds.Scratchpad:initial-size-host].
    */
-  properties[PROP_INITIAL_SIZE_PINNED] =
-    g_param_spec_uint64 ("initial-size-pinned", NULL, NULL,
-                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
-                         SETTING_FLAGS);
 
   /**
    * DsScratchpad:initial-size-device:
@@ -397,10 +389,6 @@ install_properties (GObjectClass *object_class)
    * The size of the first device block: see
    * [property@Ds.Scratchpad:initial-size-host].
    */
-  properties[PROP_INITIAL_SIZE_DEVICE] =
-    g_param_spec_uint64 ("initial-size-device", NULL, NULL,
-                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
-                         SETTING_FLAGS);
 
   /**
    * DsScratchpad:initial-size-managed:
@@ -408,10 +396,6 @@ install_properties (GObjectClass *object_class)
    * The size of the first managed block: see
    * [property@Ds.Scratchpad:initial-size-host].
    */
-  properties[PROP_INITIAL_SIZE_MANAGED] =
-    g_param_spec_uint64 ("initial-size-managed", NULL, NULL,
-                         0, G_MAXUINT64, DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE,
-                         SETTING_FLAGS);
 
   /**
    * DsScratchpad:host-resource:
@@ -421,9 +405,6 @@ install_properties (GObjectClass *object_class)
    * resource of another kind, or one that lacks what a resource needs,
    * makes the first host allocation fail with %DS_ERROR_INVALID_ARGUMENT.
    */
-  properties[PROP_HOST_RESOURCE] =
-    g_param_spec_object ("host-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
-                         SETTING_FLAGS);
 
   /**
    * DsScratchpad:pinned-resource:
@@ -433,9 +414,6 @@ install_properties (GObjectClass *object_class)
    * [property@Ds.Scratchpad:host-resource] does (`NULL` while the device
    * order is not known, or without a CUDA device).
    */
-  properties[PROP_PINNED_RESOURCE] =
-    g_param_spec_object ("pinned-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
-                         SETTING_FLAGS);
 
   /**
    * DsScratchpad:device-resource:
@@ -445,9 +423,6 @@ install_properties (GObjectClass *object_class)
    * [property@Ds.Scratchpad:host-resource] does (`NULL` while the device
    * order is not known, or without a CUDA device).
    */
-  properties[PROP_DEVICE_RESOURCE] =
-    g_param_spec_object ("device-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
-                         SETTING_FLAGS);
 
   /**
    * DsScratchpad:managed-resource:
@@ -457,9 +432,6 @@ install_properties (GObjectClass *object_class)
    * [property@Ds.Scratchpad:host-resource] does (`NULL` while the device
    * order is not known, or without a CUDA device).
    */
-  properties[PROP_MANAGED_RESOURCE] =
-    g_param_spec_object ("managed-resource", NULL, NULL, DS_TYPE_MEMORY_RESOURCE,
-                         SETTING_FLAGS);
 
   /**
    * DsScratchpad:max-block-size:
@@ -504,6 +476,22 @@ install_properties (GObjectClass *object_class)
   properties[PROP_KEEP_BLOCKS] =
     g_param_spec_boolean ("keep-blocks", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+    {
+      static const char * const initial_size[] = {
+        "initial-size-host", "initial-size-pinned", "initial-size-device", "initial-size-managed",
+      };
+      static const char * const resource[] = {
+        "host-resource", "pinned-resource", "device-resource", "managed-resource",
+      };
+
+      properties[PROP_INITIAL_SIZE_HOST + kind] =
+        g_param_spec_uint64 (initial_size[kind], NULL, NULL, 0, G_MAXUINT64,
+                             DS_SCRATCHPAD_DEFAULT_INITIAL_SIZE, SETTING_FLAGS);
+      properties[PROP_HOST_RESOURCE + kind] =
+        g_param_spec_object (resource[kind], NULL, NULL, DS_TYPE_MEMORY_RESOURCE, SETTING_FLAGS);
+    }
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
