@@ -11,8 +11,6 @@
 # without a case here, or a case without a row, fails. Runs under
 # python3 -X dev. test-errors.js does the same for the gjs column.
 
-import ctypes
-import gc
 import os
 import re
 import sys

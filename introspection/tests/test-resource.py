@@ -17,7 +17,6 @@ import os
 import sys
 import textwrap
 import unittest
-import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 

@@ -127,7 +127,7 @@ class Block(GObject.GBoxed):
         """Copies ``data`` (bytes-like) in at ``offset``; see ``write()``."""
         ...
     def read(self, offset: int, length: int) -> GLib.Bytes:
-        """A copy of ``length`` bytes at ``offset`` as GLib.Bytes (every kind)."""
+        """A copy of ``length`` bytes at ``offset`` as GLib.Bytes (every kind; ``tobytes()`` gives ``bytes``)."""
         ...
     def tobytes(self, offset: int=0, length: int | None=None) -> bytes:
         """A copy of the bytes from ``offset`` (to the end, or ``length`` of them) as ``bytes``, for every kind; a range outside the block is ``GLib.Error`` ``INVALID_ARGUMENT``."""

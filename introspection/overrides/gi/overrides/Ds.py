@@ -89,12 +89,10 @@ _RELEASED = "The block's scratchpad was released; its memory is gone"
 _Bytes = GLib.Bytes
 _GError = GLib.Error
 _block_write = Ds.Block.write
-_block_write_data = Ds.Block.write_data
 _block_read = Ds.Block.read
 _block_fill = Ds.Block.fill
 _block_get_address = Ds.Block.get_address
 _scratchpad_alloc = Ds.Scratchpad.alloc
-_scratchpad_release = Ds.Scratchpad.release
 _scratchpad_get_n_exports = Ds.Scratchpad.get_n_exports
 _scratchpad_to_device = Ds.Scratchpad.to_device
 _scratchpad_to_contiguous_device = Ds.Scratchpad.to_contiguous_device
@@ -106,6 +104,9 @@ _kernel_context_run = Ds.KernelContext.run
 _get_default = Ds.MemoryResource.get_default
 _get_ident = _thread.get_ident
 _Export = _gi_ds.Export
+_release = _gi_ds.release
+_read = _gi_ds.read
+_write = _gi_ds.write
 
 
 # --- errors ------------------------------------------------------------------------
@@ -486,33 +487,35 @@ class Block(Ds.Block):
 
     def write(self, offset: int, data: bytes | bytearray | memoryview | GLib.Bytes) -> bool:
         """Copies ``data`` (any bytes-like object, or GLib.Bytes) in at ``offset``."""
-        if type(offset) is not int or offset < 0:
+        if type(offset) is not int or not 0 <= offset <= _GSIZE_MAX:
             offset = _count(offset, 'offset')
-        if type(data) is bytes:
-            return _block_write_data(self, offset, data)
         if isinstance(data, _Bytes):
             return _block_write(self, offset, data)
-        return _block_write_data(self, offset, _as_bytes(data))
+        done = _write(self, offset, data)
+        if done is NotImplemented:      # not C-contiguous, or no buffer at all
+            done = _write(self, offset, _as_bytes(data))
+        return done
 
     def write_data(self, offset: int, data: bytes) -> bool:
         """Copies ``data`` (bytes-like) in at ``offset``; see ``write()``."""
         return self.write(offset, data)
 
     def read(self, offset: int, length: int) -> GLib.Bytes:
-        """A copy of ``length`` bytes at ``offset`` as GLib.Bytes (every kind)."""
+        """A copy of ``length`` bytes at ``offset`` as GLib.Bytes (every kind;
+        ``tobytes()`` gives ``bytes``)."""
         return _block_read(self, _count(offset, 'offset'), _count(length, 'length'))
 
     def tobytes(self, offset: int = 0, length: int | None = None) -> bytes:
         """A copy of the bytes from ``offset`` (to the end, or ``length`` of
         them) as ``bytes``, for every kind; a range outside the block is
         ``GLib.Error`` ``INVALID_ARGUMENT``."""
-        if type(offset) is not int or offset < 0:
+        if type(offset) is not int or not 0 <= offset <= _GSIZE_MAX:
             offset = _count(offset, 'offset')
         if length is None:
             length = max(self.get_size() - offset, 0)
-        elif type(length) is not int or length < 0:
+        elif type(length) is not int or not 0 <= length <= _GSIZE_MAX:
             length = _count(length, 'length')
-        return _block_read(self, offset, length).get_data()
+        return _read(self, offset, length)
 
     def fill(self, value: int) -> bool:
         """Sets every byte to ``value`` (0..255)."""
@@ -718,13 +721,12 @@ class Scratchpad(Ds.Scratchpad):
         self._release(sys._getframe(1))
 
     def _release(self, frame):
-        if _scratchpad_get_n_exports(self):
+        if _release(self):      # exports are alive: nothing was released
             for pin in [e.what for e in _gi_ds.exports_of(self) if isinstance(e.what, weakref.ref)]:
                 _unpin_if_local(pin, frame)
-            n = _scratchpad_get_n_exports(self)
+            n = _release(self)
             if n:
                 raise _describe_exports(n, _gi_ds.exports_of(self), _gi_ds.tensors_of(self))
-        _scratchpad_release(self)
         if _pending:
             _raise_pending()
 

@@ -753,6 +753,124 @@ static PyTypeObject View_Type = {
   .tp_members = View_members,
 };
 
+/* --- the lifecycle's calls ------------------------------------------------------- */
+
+/* The override's release(), tobytes() and write() spend most of their time
+ * in PyGObject's marshalling (a GLib.Bytes wrapper for every read); these
+ * call the same C functions directly. The override has checked the
+ * arguments' types and signs. */
+
+static gboolean
+host_only (DsBlock *block)
+{
+  return ds_block_get_kind (block) == DS_MEMORY_KIND_HOST;
+}
+
+/* release(scratchpad): the number of live exports, else releases and 0. */
+static PyObject *
+scratchpad_release (PyObject *module,
+                    PyObject *scratchpad)
+{
+  Py_hash_t hash = PyObject_Hash (scratchpad);
+  DsScratchpad *self = (DsScratchpad *) (uintptr_t) hash;
+  guint n;
+
+  if (hash == -1)
+    return NULL;
+  if (!DS_IS_SCRATCHPAD (self))
+    {
+      PyErr_SetString (PyExc_TypeError, "a Ds.Scratchpad is required");
+      return NULL;
+    }
+  n = ds_scratchpad_get_n_exports (self);
+  if (n == 0)
+    ds_scratchpad_release (self);
+  return PyLong_FromUnsignedLong (n);
+}
+
+/* read(block, offset, length) -> bytes */
+static PyObject *
+block_read_bytes (PyObject        *module,
+                  PyObject *const *args,
+                  Py_ssize_t       nargs)
+{
+  DsBlock *block;
+  unsigned long long offset, length;
+  GError *error = NULL;
+  GBytes *bytes;
+  gconstpointer data;
+  gsize size;
+  PyObject *result;
+
+  if (nargs != 3)
+    {
+      PyErr_SetString (PyExc_TypeError, "read(block, offset, length)");
+      return NULL;
+    }
+  if ((block = block_pointer (args[0])) == NULL)
+    return NULL;
+  offset = PyLong_AsUnsignedLongLong (args[1]);
+  length = PyLong_AsUnsignedLongLong (args[2]);
+  if (PyErr_Occurred ())
+    return NULL;
+  if (host_only (block))
+    bytes = ds_block_read (block, offset, length, &error);
+  else
+    {
+      Py_BEGIN_ALLOW_THREADS
+      bytes = ds_block_read (block, offset, length, &error);
+      Py_END_ALLOW_THREADS
+    }
+  if (bytes == NULL)
+    return raise_gerror (error);
+  data = g_bytes_get_data (bytes, &size);
+  result = PyBytes_FromStringAndSize (data, (Py_ssize_t) size);
+  g_bytes_unref (bytes);
+  return result;
+}
+
+/* write(block, offset, data): data has the buffer protocol (C-contiguous);
+ * NotImplemented for one that is not. */
+static PyObject *
+block_write_buffer (PyObject        *module,
+                    PyObject *const *args,
+                    Py_ssize_t       nargs)
+{
+  DsBlock *block;
+  unsigned long long offset;
+  GError *error = NULL;
+  Py_buffer view;
+  gboolean ok;
+
+  if (nargs != 3)
+    {
+      PyErr_SetString (PyExc_TypeError, "write(block, offset, data)");
+      return NULL;
+    }
+  if ((block = block_pointer (args[0])) == NULL)
+    return NULL;
+  offset = PyLong_AsUnsignedLongLong (args[1]);
+  if (PyErr_Occurred ())
+    return NULL;
+  if (PyObject_GetBuffer (args[2], &view, PyBUF_C_CONTIGUOUS) < 0)
+    {
+      PyErr_Clear ();
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+  if (host_only (block))
+    ok = ds_block_write_data (block, offset, view.buf, (gsize) view.len, &error);
+  else
+    {
+      Py_BEGIN_ALLOW_THREADS
+      ok = ds_block_write_data (block, offset, view.buf, (gsize) view.len, &error);
+      Py_END_ALLOW_THREADS
+    }
+  PyBuffer_Release (&view);
+  if (!ok)
+    return raise_gerror (error);
+  Py_RETURN_TRUE;
+}
+
 /* --- module functions ---------------------------------------------------------- */
 
 static PyObject *
@@ -854,6 +972,14 @@ static PyMethodDef module_methods[] = {
     PyDoc_STR ("setup(block_class, error_factory): installs Block.__dlpack__ and "
                "Block.__dlpack_device__;\nerror_factory(domain, code, message) makes "
                "the GLib.Error of a GError.") },
+  { "release", scratchpad_release, METH_O,
+    PyDoc_STR ("release(scratchpad): its number of live exports; 0 when there were none "
+               "and it was released") },
+  { "read", (PyCFunction) (void (*) (void)) block_read_bytes, METH_FASTCALL,
+    PyDoc_STR ("read(block, offset, length): bytes (ds_block_read)") },
+  { "write", (PyCFunction) (void (*) (void)) block_write_buffer, METH_FASTCALL,
+    PyDoc_STR ("write(block, offset, data): True (ds_block_write_data) for data with the "
+               "buffer protocol, C-contiguous; NotImplemented for other data") },
   { "exports_of", exports_of, METH_O,
     PyDoc_STR ("exports_of(scratchpad): the live Export objects of its blocks") },
   { "tensors_of", tensors_of, METH_O,
