@@ -7,7 +7,8 @@
  * aligned to 64, 5 bytes written and read back, the scratchpad dropped
  * (which releases it). "block" does it through DsBlock as the bindings do
  * (ds_scratchpad_alloc_block, ds_block_write_data, ds_block_read); "raw"
- * through the C fast path (ds_scratchpad_alloc and memcpy).
+ * through the C fast path (ds_scratchpad_alloc and memcpy). "reused" is the
+ * same unit of work on a long-lived scratchpad released after it.
  *
  * One allocation: a 64-byte host block from a long-lived scratchpad that
  * is released after every ALLOCS_PER_RELEASE of them (the release's share
@@ -74,6 +75,21 @@ lifecycle_raw (void)
 #define ALLOCS_PER_RELEASE 100
 
 static DsScratchpad *reused;
+
+static void
+lifecycle_reused (void)
+{
+  DsBlock *block = ds_scratchpad_alloc_block (reused, DS_MEMORY_KIND_HOST, 4096, 64, NULL);
+  GBytes *back;
+
+  ds_block_write_data (block, 0, (const guint8 *) "hello", 5, NULL);
+  back = ds_block_read (block, 0, 5, NULL);
+  if (memcmp (g_bytes_get_data (back, NULL), "hello", 5) != 0)
+    abort ();
+  g_bytes_unref (back);
+  ds_block_unref (block);
+  ds_scratchpad_release (reused);
+}
 
 static void
 allocation_block (void)
@@ -150,6 +166,7 @@ main (int    argc,
   run ("lifecycle", "C, DsBlock calls (as bindings do)", lifecycle_block, n, batches);
   run ("lifecycle", "C, fast path (ds_scratchpad_alloc)", lifecycle_raw, n, batches);
   reused = ds_scratchpad_new (NULL);
+  run ("lifecycle", "C, reused scratchpad (DsBlock calls)", lifecycle_reused, n, batches);
   run ("allocation", "C, DsBlock calls (as bindings do)", allocation_block, n, batches);
   run ("allocation", "C, fast path (ds_scratchpad_alloc)", allocation_raw, n, batches);
   ds_scratchpad_release (reused);

@@ -59,6 +59,17 @@ function allocation() {
         reused.release();
 }
 
+function reusedLifecycle() {
+    try {
+        const block = reused.alloc(HOST, 4096, 64);
+        block.write_data(0, hello);
+        if (block.read(0, 5).toArray()[4] !== 111)
+            throw new Error('read back wrong bytes');
+    } finally {
+        reused.release();
+    }
+}
+
 function run(what, name, lifecycle, n, batches) {
     for (let i = 0; i < 1000; i++)
         lifecycle();
@@ -85,6 +96,7 @@ function run(what, name, lifecycle, n, batches) {
 const n = parseInt(ARGV[0] || '100000');
 const batches = parseInt(ARGV[1] || '20');
 run('lifecycle', 'gjs, documented path (release() in finally)', documented, n, batches);
+run('lifecycle', 'gjs, reused scratchpad (release() per unit)', reusedLifecycle, n, batches);
 run('lifecycle', 'gjs, a plain GObject made and dropped (no ds)', plainGObject, n, batches);
 run('allocation', 'gjs, sp.alloc(HOST, 64, 0)', allocation, n, batches);
 run('lifecycle', 'gjs, without release()', withoutRelease, n, batches);

@@ -66,6 +66,14 @@ def allocation_gi_only():
         GIScratchpad.release(_reused)
 
 
+def reused():
+    block = _reused.alloc(HOST, 4096, 64)
+    block.write(0, b'hello')
+    if block.tobytes(0, 5) != b'hello':
+        raise AssertionError
+    _reused.release()
+
+
 def run(what, name, lifecycle, n, batches):
     for _ in range(1000):
         lifecycle()
@@ -89,6 +97,7 @@ def main():
     batches = int(sys.argv[2]) if len(sys.argv) > 2 else 20
     run('lifecycle', 'Python, documented path (with, override)', documented, n, batches)
     run('lifecycle', 'Python, GI calls only', gi_only, n, batches)
+    run('lifecycle', 'Python, reused scratchpad (release() per unit)', reused, n, batches)
     run('allocation', 'Python, sp.alloc(HOST, 64) (override)', allocation, n, batches)
     run('allocation', 'Python, GI calls only', allocation_gi_only, n, batches)
 
