@@ -1072,7 +1072,7 @@ def _check_resource_class(cls):
                'them' if len(missing) > 1 else 'it'))
 
 
-# (resource pointer, address) -> (resource, size, alignment) of what
+# (id of the resource, address) -> (resource, size, alignment) of what
 # allocate() handed to Python and deallocate() has not taken back.
 _handed_out = {}
 
@@ -1080,7 +1080,7 @@ _handed_out = {}
 def _handed_back(resource, ptr, size, alignment):
     ptr, size, alignment = (_count(ptr, 'ptr'), _count(size, 'size'),
                             _count(alignment, 'alignment'))
-    key = (hash(resource), ptr)
+    key = (id(resource), ptr)
     entry = _handed_out.get(key)
     if entry is None:
         raise _error(Ds.Error.INVALID_ARGUMENT,
@@ -1153,7 +1153,7 @@ class MemoryResource(Ds.MemoryResource):
             raise _failed(e)
         if _pending:
             _raise_pending()
-        _handed_out[(hash(self), address)] = (self, size, alignment)
+        _handed_out[(id(self), address)] = (self, size, alignment)
         return address
 
     def allocate_async(self, size: int, alignment: int, order: AccessOrder) -> int:
@@ -1165,7 +1165,7 @@ class MemoryResource(Ds.MemoryResource):
             raise _failed(e)
         if _pending:
             _raise_pending()
-        _handed_out[(hash(self), address)] = (self, size, alignment)
+        _handed_out[(id(self), address)] = (self, size, alignment)
         return address
 
     def deallocate(self, ptr: int, size: int, alignment: int) -> None:
@@ -1185,7 +1185,7 @@ class MemoryResource(Ds.MemoryResource):
         try:
             done = _resource_deallocate_async(self, ptr, size, alignment, order)
         except _GError as e:
-            _handed_out[(hash(self), ptr)] = (self, size, alignment)
+            _handed_out[(id(self), ptr)] = (self, size, alignment)
             raise _failed(e)
         if _pending:
             _raise_pending()
