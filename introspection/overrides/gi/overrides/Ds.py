@@ -167,8 +167,6 @@ def _failed(e):
             return failed
         if e.message.endswith(message):
             failed = _typed(e)
-            if failed is e:
-                failed = _GError(e.message, e.domain, e.code)
             failed.__cause__ = exc
             return failed
     failed = _typed(e)
