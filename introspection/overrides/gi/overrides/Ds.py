@@ -736,15 +736,22 @@ class Scratchpad(Ds.Scratchpad):
         Python upstream resource raised, its exception is the error's
         ``__cause__`` (a ``KeyboardInterrupt`` or ``SystemExit`` is raised
         as it is)."""
-        if type(kind) is not _MemoryKind or type(size) is not int or \
-           type(alignment) is not int or not 0 <= size <= _GSIZE_MAX or \
-           not 0 <= alignment <= _GSIZE_MAX:
-            kind, size, alignment = (_kind(kind), _count(size, 'size'),
-                                     _count(alignment, 'alignment'))
+        # PyGObject truncates a float: check the types first. What it
+        # refuses (an unknown kind, a negative size) is checked again to
+        # give the errors C gives.
+        if type(size) is not int or type(alignment) is not int:
+            size, alignment = _count(size, 'size'), _count(alignment, 'alignment')
         try:
             block = _scratchpad_alloc(self, kind, size, alignment)
         except _GError as e:
             raise _failed(e)
+        except (TypeError, ValueError, OverflowError):
+            kind, size, alignment = (_kind(kind), _count(size, 'size'),
+                                     _count(alignment, 'alignment'))
+            try:
+                block = _scratchpad_alloc(self, kind, size, alignment)
+            except _GError as e:
+                raise _failed(e)
         if _pending:
             _raise_pending()
         return block
