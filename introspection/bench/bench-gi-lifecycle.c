@@ -7,11 +7,18 @@
  * aligned to 64, 5 bytes written and read back, the scratchpad dropped
  * (which releases it). "block" does it through DsBlock as the bindings do
  * (ds_scratchpad_alloc_block, ds_block_write_data, ds_block_read); "raw"
- * through the C fast path (ds_scratchpad_alloc and memcpy).
+ * through the C fast path (ds_scratchpad_alloc and memcpy). "reused" is the
+ * same unit of work on a long-lived scratchpad released after it.
+ *
+ * One allocation: a 64-byte host block from a long-lived scratchpad that
+ * is released after every ALLOCS_PER_RELEASE of them (the release's share
+ * is counted), through DsBlock (ds_scratchpad_alloc_block and
+ * ds_block_unref, as the bindings do) and through ds_scratchpad_alloc.
  *
  * Usage: bench-gi-lifecycle N BATCHES; prints one JSON object per variant:
- * the median ns per lifecycle over the batches and the RSS (from
- * /proc/self/statm) after a warm-up of 1000 lifecycles and at the end.
+ * what it times ("lifecycle" or "allocation"), the median ns per lifecycle
+ * or allocation over the batches and the RSS (from /proc/self/statm) after
+ * a warm-up of 1000 iterations and at the end.
  */
 
 #include <ds.h>
@@ -65,6 +72,49 @@ lifecycle_raw (void)
   g_object_unref (sp);
 }
 
+#define ALLOCS_PER_RELEASE 100
+
+static DsScratchpad *reused;
+
+static void
+lifecycle_reused (void)
+{
+  DsBlock *block = ds_scratchpad_alloc_block (reused, DS_MEMORY_KIND_HOST, 4096, 64, NULL);
+  GBytes *back;
+
+  ds_block_write_data (block, 0, (const guint8 *) "hello", 5, NULL);
+  back = ds_block_read (block, 0, 5, NULL);
+  if (memcmp (g_bytes_get_data (back, NULL), "hello", 5) != 0)
+    abort ();
+  g_bytes_unref (back);
+  ds_block_unref (block);
+  ds_scratchpad_release (reused);
+}
+
+static void
+allocation_block (void)
+{
+  static guint n;
+  DsBlock *block = ds_scratchpad_alloc_block (reused, DS_MEMORY_KIND_HOST, 64, 0, NULL);
+
+  if (block == NULL)
+    abort ();
+  ds_block_unref (block);
+  if (++n % ALLOCS_PER_RELEASE == 0)
+    ds_scratchpad_release (reused);
+}
+
+static void
+allocation_raw (void)
+{
+  static guint n;
+
+  if (ds_scratchpad_alloc (reused, DS_MEMORY_KIND_HOST, 64, 0, NULL) == NULL)
+    abort ();
+  if (++n % ALLOCS_PER_RELEASE == 0)
+    ds_scratchpad_release (reused);
+}
+
 static int
 compare (const void *a,
          const void *b)
@@ -75,7 +125,8 @@ compare (const void *a,
 }
 
 static void
-run (const char *name,
+run (const char *what,
+     const char *name,
      void      (*lifecycle) (void),
      long        n,
      int         batches)
@@ -97,9 +148,9 @@ run (const char *name,
     }
   rss1 = rss_bytes ();
   qsort (ns, batches, sizeof *ns, compare);
-  printf ("{\"name\": \"%s\", \"lifecycles\": %ld, \"ns\": %.1f, "
+  printf ("{\"what\": \"%s\", \"name\": \"%s\", \"lifecycles\": %ld, \"ns\": %.1f, "
           "\"rss_before\": %" G_GSIZE_FORMAT ", \"rss_after\": %" G_GSIZE_FORMAT "}\n",
-          name, per_batch * batches, ns[batches / 2], rss0, rss1);
+          what, name, per_batch * batches, ns[batches / 2], rss0, rss1);
   g_free (ns);
 }
 
@@ -112,7 +163,13 @@ main (int    argc,
 
   if (n < batches || batches < 1)
     return 2;
-  run ("C, DsBlock calls (as bindings do)", lifecycle_block, n, batches);
-  run ("C, fast path (ds_scratchpad_alloc)", lifecycle_raw, n, batches);
+  run ("lifecycle", "C, DsBlock calls (as bindings do)", lifecycle_block, n, batches);
+  run ("lifecycle", "C, fast path (ds_scratchpad_alloc)", lifecycle_raw, n, batches);
+  reused = ds_scratchpad_new (NULL);
+  run ("lifecycle", "C, reused scratchpad (DsBlock calls)", lifecycle_reused, n, batches);
+  run ("allocation", "C, DsBlock calls (as bindings do)", allocation_block, n, batches);
+  run ("allocation", "C, fast path (ds_scratchpad_alloc)", allocation_raw, n, batches);
+  ds_scratchpad_release (reused);
+  g_object_unref (reused);
   return 0;
 }

@@ -6,10 +6,13 @@
 // Usage: gjs bench-lifecycle.js N BATCHES; prints one JSON object per
 // variant (see bench-gi-lifecycle.c): "documented" releases in finally;
 // "without release()" leaves the scratchpads to the garbage collector (run
-// last: it grows the process). RSS "after" is before any forced GC.
+// last: it grows the process); "a plain GObject" is what gjs itself takes
+// to make and drop one object; the allocation is sp.alloc(HOST, 64, 0)
+// from a scratchpad released every 100. RSS "after" is before any forced
+// GC.
 
 imports.gi.versions.Ds = '1.0';
-const { GLib, Ds } = imports.gi;
+const { GLib, GObject, Ds } = imports.gi;
 const System = imports.system;
 
 const HOST = Ds.MemoryKind.HOST;
@@ -40,7 +43,34 @@ function withoutRelease() {
         throw new Error('read back wrong bytes');
 }
 
-function run(name, lifecycle, n, batches) {
+function plainGObject() {
+    const object = new GObject.Object();
+    if (object === null)
+        throw new Error('no object');
+}
+
+const ALLOCS_PER_RELEASE = 100;
+const reused = new Ds.Scratchpad();
+let count = 0;
+
+function allocation() {
+    reused.alloc(HOST, 64, 0);
+    if (++count % ALLOCS_PER_RELEASE === 0)
+        reused.release();
+}
+
+function reusedLifecycle() {
+    try {
+        const block = reused.alloc(HOST, 4096, 64);
+        block.write_data(0, hello);
+        if (block.read(0, 5).toArray()[4] !== 111)
+            throw new Error('read back wrong bytes');
+    } finally {
+        reused.release();
+    }
+}
+
+function run(what, name, lifecycle, n, batches) {
     for (let i = 0; i < 1000; i++)
         lifecycle();
     System.gc();
@@ -58,12 +88,15 @@ function run(name, lifecycle, n, batches) {
     const collected = rss();
     ns.sort((a, b) => a - b);
     print(JSON.stringify({
-        name, lifecycles: perBatch * batches, ns: ns[Math.floor(ns.length / 2)],
+        what, name, lifecycles: perBatch * batches, ns: ns[Math.floor(ns.length / 2)],
         rss_before: before, rss_after: after, rss_after_gc: collected,
     }));
 }
 
 const n = parseInt(ARGV[0] || '100000');
 const batches = parseInt(ARGV[1] || '20');
-run('gjs, documented path (release() in finally)', documented, n, batches);
-run('gjs, without release()', withoutRelease, n, batches);
+run('lifecycle', 'gjs, documented path (release() in finally)', documented, n, batches);
+run('lifecycle', 'gjs, reused scratchpad (release() per unit)', reusedLifecycle, n, batches);
+run('lifecycle', 'gjs, a plain GObject made and dropped (no ds)', plainGObject, n, batches);
+run('allocation', 'gjs, sp.alloc(HOST, 64, 0)', allocation, n, batches);
+run('lifecycle', 'gjs, without release()', withoutRelease, n, batches);

@@ -7,7 +7,8 @@
 # Usage: bench-lifecycle.py N BATCHES; prints one JSON object per variant
 # (see bench-gi-lifecycle.c): "documented" is the README's path (with,
 # sp.alloc, block.write(bytes), block.tobytes()); "GI calls only" the same
-# through the introspected methods, without the override's additions.
+# through the introspected methods, without the override's additions; the
+# allocation is sp.alloc(HOST, 64) from a scratchpad released every 100.
 
 import json
 import os
@@ -46,7 +47,34 @@ def gi_only():
     GIScratchpad.release(sp)
 
 
-def run(name, lifecycle, n, batches):
+ALLOCS_PER_RELEASE = 100
+_reused = Ds.Scratchpad()
+_count = [0]
+
+
+def allocation():
+    _reused.alloc(HOST, 64)
+    _count[0] += 1
+    if _count[0] % ALLOCS_PER_RELEASE == 0:
+        _reused.release()
+
+
+def allocation_gi_only():
+    GIScratchpad.alloc(_reused, HOST, 64, 0)
+    _count[0] += 1
+    if _count[0] % ALLOCS_PER_RELEASE == 0:
+        GIScratchpad.release(_reused)
+
+
+def reused():
+    block = _reused.alloc(HOST, 4096, 64)
+    block.write(0, b'hello')
+    if block.tobytes(0, 5) != b'hello':
+        raise AssertionError
+    _reused.release()
+
+
+def run(what, name, lifecycle, n, batches):
     for _ in range(1000):
         lifecycle()
     before = rss()
@@ -59,15 +87,19 @@ def run(name, lifecycle, n, batches):
         ns.append((time.perf_counter_ns() - t0) / per_batch)
     after = rss()
     ns.sort()
-    print(json.dumps({'name': name, 'lifecycles': per_batch * batches, 'ns': ns[len(ns) // 2],
+    print(json.dumps({'what': what, 'name': name, 'lifecycles': per_batch * batches,
+                      'ns': ns[len(ns) // 2],
                       'rss_before': before, 'rss_after': after}), flush=True)
 
 
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100000
     batches = int(sys.argv[2]) if len(sys.argv) > 2 else 20
-    run('Python, documented path (with, override)', documented, n, batches)
-    run('Python, GI calls only', gi_only, n, batches)
+    run('lifecycle', 'Python, documented path (with, override)', documented, n, batches)
+    run('lifecycle', 'Python, GI calls only', gi_only, n, batches)
+    run('lifecycle', 'Python, reused scratchpad (release() per unit)', reused, n, batches)
+    run('allocation', 'Python, sp.alloc(HOST, 64) (override)', allocation, n, batches)
+    run('allocation', 'Python, GI calls only', allocation_gi_only, n, batches)
 
 
 if __name__ == '__main__':

@@ -5,9 +5,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Runs bench-gi-lifecycle (C), bench-lifecycle.py (Python) and
 bench-lifecycle.js (gjs) one after the other with the same N and prints,
-for each variant, the median ns per lifecycle, the ratio to C through
-DsBlock (what the bindings call), and the RSS after a warm-up and after N
-lifecycles.
+for each variant, the median ns per lifecycle and per allocation, the
+ratio to C through DsBlock (what the bindings call), and the RSS after a
+warm-up and after N iterations.
 
     run-bench.py --c BUILDDIR/introspection/bench/bench-gi-lifecycle \\
         --python /usr/bin/python3 --gjs gjs [-n 100000] [--batches 20]
@@ -50,15 +50,23 @@ def main():
     results += run([args.python, os.path.join(HERE, 'bench-lifecycle.py'), n, b])
     results += run([args.gjs, os.path.join(HERE, 'bench-lifecycle.js'), n, b])
 
-    base = results[0]['ns']
-    print('%d lifecycles each (new scratchpad, one 4 KiB host block, 5 bytes '
-          'written and read back, released); median of %s batches' % (args.n, b))
-    print('%-46s %10s %8s %28s' % ('', 'ns/cycle', 'vs C', 'RSS warm -> after N (MiB)'))
-    for r in results:
-        rss = '%.1f -> %.1f' % (r['rss_before'] / MiB, r['rss_after'] / MiB)
-        if 'rss_after_gc' in r:
-            rss += ' (%.1f after GC)' % (r['rss_after_gc'] / MiB)
-        print('%-46s %10.0f %7.1fx %28s' % (r['name'], r['ns'], r['ns'] / base, rss))
+    titles = {
+        'lifecycle': '%d lifecycles each (new scratchpad, one 4 KiB host block, 5 bytes '
+                     'written and read back, released); median of %s batches' % (args.n, b),
+        'allocation': '%d allocations each (a 64-byte host block from a long-lived '
+                      'scratchpad released every 100); median of %s batches' % (args.n, b),
+    }
+    for what, title in titles.items():
+        rows = [r for r in results if r.get('what', 'lifecycle') == what]
+        base = rows[0]['ns']
+        print(title)
+        print('%-50s %9s %8s %28s' % ('', 'ns', 'vs C', 'RSS warm -> after N (MiB)'))
+        for r in rows:
+            rss = '%.1f -> %.1f' % (r['rss_before'] / MiB, r['rss_after'] / MiB)
+            if 'rss_after_gc' in r:
+                rss += ' (%.1f after GC)' % (r['rss_after_gc'] / MiB)
+            print('%-50s %9.0f %7.1fx %28s' % (r['name'], r['ns'], r['ns'] / base, rss))
+        print()
     return 0
 
 

@@ -232,10 +232,58 @@ def gir_part(gir):
     return out, classes
 
 
+# What the override's native half (gi.overrides._gi_ds) gives a class that
+# derives from one of its types.
+NATIVE_BASES = {
+    '_gi_ds.View': [
+        '    address: int',
+        '    nbytes: int',
+        '    shape: tuple[int, ...]',
+        '    def __dlpack__(self, *, stream: int | None = None, max_version: tuple | None = None,'
+        ' dl_device: tuple | None = None, copy: bool | None = None) -> object:',
+        '        """A DLPack capsule ("dltensor") of this view; see Ds.Block.__dlpack__."""',
+        '    def __dlpack_device__(self) -> tuple[int, int]:',
+        '        """(DLPack device type, device id) of the view\'s memory."""',
+    ],
+}
+
+
+def hidden_names(tree):
+    """{class: names} the override hides with _hide(Class, (names...))."""
+    hidden = {}
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
+           ast.unparse(node.value.func) == '_hide':
+            cls, names = node.value.args
+            hidden.setdefault(ast.unparse(cls).split('.')[-1], set()).update(
+                elt.value for elt in names.elts)
+    return hidden
+
+
+def drop(body, names):
+    """@body (a class's lines) without the definitions of @names."""
+    kept, skip = [], False
+    for line in body:
+        m = re.match(r'    (?:def (\w+)|@\w+|(\w+): )', line)
+        if m and (m.group(1) or m.group(2)) in names:
+            if kept and kept[-1].startswith('    @'):
+                kept.pop()
+            skip = True
+            continue
+        if skip and line.startswith('        '):
+            continue
+        skip = False
+        kept.append(line)
+    return kept
+
+
 def override_part(path, classes):
     """Merges the override's classes into @classes; returns extra lines."""
     with open(path, encoding='utf-8') as f:
         tree = ast.parse(f.read(), path)
+    for name, names in hidden_names(tree).items():
+        if name in classes:
+            classes[name][:] = drop(classes[name], names)
     extra = []
     for node in tree.body:
         if not isinstance(node, ast.ClassDef) or node.name.startswith('_'):
@@ -257,25 +305,14 @@ def override_part(path, classes):
         text = ast.get_docstring(node)
         if node.name in classes:
             body = classes[node.name]
-            names = {n for n, _ in members}
             # Drop the introspected definitions the override replaces.
-            kept, skip = [], False
-            for line in body:
-                m = re.match(r'    (?:def (\w+)|@\w+)', line)
-                if m and m.group(1) in names:
-                    if kept and kept[-1].startswith('    @'):
-                        kept.pop()
-                    skip = True
-                    continue
-                if skip and line.startswith('        '):
-                    continue
-                skip = False
-                kept.append(line)
-            body[:] = kept
+            body[:] = drop(body, {n for n, _ in members})
             for _, lines in members:
                 body.extend(lines)
         else:
-            bases = ', '.join(ast.unparse(b) for b in node.bases) or 'object'
+            bases = [ast.unparse(b) for b in node.bases]
+            native = [line for b in bases for line in NATIVE_BASES.get(b, [])]
+            bases = ', '.join(b for b in bases if b not in NATIVE_BASES) or 'object'
             body = ['class %s(%s):' % (node.name, bases)]
             if text:
                 body.append('    """%s"""' % ' '.join(text.split('\n\n')[0].split()))
@@ -289,6 +326,7 @@ def override_part(path, classes):
                                 'address': 'int', 'kind': 'MemoryKind', 'typestr': 'str',
                                 'itemsize': 'int', 'shape': 'tuple[int, ...]',
                                 'nbytes': 'int'}.get(field, 'object')))
+            body.extend(native)
             for _, lines in members:
                 body.extend(lines)
             if len(body) == 1 or (len(body) == 2 and text):

@@ -21,6 +21,8 @@ import subprocess
 import sys
 import unittest
 
+import tap
+
 import gi
 
 gi.require_version('GLib', '2.0')
@@ -88,8 +90,11 @@ class RecordingResource(GObject.Object, Ds.MemoryResource):
         # (see test_subclass_overrides_are_separate in test-api.py).
         self.allocate_hook = None
         self.deallocate_hook = None
+        self.get_kind_hook = None
 
     def do_get_kind(self):
+        if self.get_kind_hook is not None:
+            return self.get_kind_hook()
         return self.kind
 
     def do_allocate(self, size, alignment):
@@ -164,3 +169,30 @@ def probe_python_resource():
 
 
 PY_RESOURCE_PROBLEM = probe_python_resource()
+
+
+def needs_c(letter, what):
+    """Marks a test that waits for a change of the C library (listed in the
+    report of issue 43): an expected failure until then, shown in TAP as
+    "# TODO needs C change (letter): what"."""
+    return tap.expected_failure('needs C change (%s): %s' % (letter, what))
+
+
+class FakeCaiConsumer:
+    """What CuPy's asarray(), torch.as_tensor() and Numba's as_cuda_array()
+    do with an object that has __cuda_array_interface__: read it once and
+    keep the object as the owner of the memory. read() copies the bytes
+    with ctypes, so a test on host memory behind a GPU kind (see
+    fake_gpu_scratchpad()) can see that the memory is still there."""
+
+    def __init__(self, obj):
+        cai = obj.__cuda_array_interface__
+        assert cai['version'] == 3 and cai['data'][1] is False
+        self.owner = obj
+        self.address = cai['data'][0]
+        self.nbytes = 1
+        for n in cai['shape']:
+            self.nbytes *= n
+
+    def read(self, n=None):
+        return ctypes.string_at(self.address, self.nbytes if n is None else n)

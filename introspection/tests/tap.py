@@ -53,13 +53,29 @@ class TapResult(unittest.TestResult):
         super().addSkip(test, reason)
         self._report(test, True, 'SKIP ' + reason.replace('\n', ' '))
 
+    # TAP's TODO: "not ok ... # TODO" is a known failure (meson: EXPECTEDFAIL,
+    # which passes); "ok ... # TODO" a fixed one (UNEXPECTEDPASS, which
+    # fails the test until the expectation is lifted).
+    def _todo(self, test):
+        method = getattr(test, getattr(test, '_testMethodName', ''), None)
+        return 'TODO ' + getattr(method, 'todo_reason', 'expected failure')
+
     def addExpectedFailure(self, test, err):
         super().addExpectedFailure(test, err)
-        self._report(test, True, 'TODO expected failure')
+        self._report(test, False, self._todo(test))
+        self._diagnose(err)
 
     def addUnexpectedSuccess(self, test):
         super().addUnexpectedSuccess(test)
-        self._report(test, False, 'TODO unexpected success')
+        self._report(test, True, self._todo(test) + ': it passes now, lift the expectation')
+
+
+def expected_failure(reason):
+    """unittest.expectedFailure with a reason TAP shows (# TODO reason)."""
+    def decorate(func):
+        func.todo_reason = reason
+        return unittest.expectedFailure(func)
+    return decorate
 
 
 def main(module='__main__'):

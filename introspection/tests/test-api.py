@@ -181,6 +181,9 @@ class TestPythonResourceErrors(DsTestCase):
             def do_allocate(self, size, alignment):
                 return 0x1000
 
+            def do_deallocate(self, ptr, size, alignment):
+                pass
+
         class B(A):
             def do_allocate(self, size, alignment):
                 return 0x2000
@@ -406,7 +409,8 @@ class TestDocumentation(DsTestCase):
     def additions(self):
         import gi.overrides.Ds as override
         for cls in (override.Block, override.BlockView, override.Scratchpad,
-                    override.AccessOrder, override.MemoryResource, override.LeakWarning):
+                    override.AccessOrder, override.MemoryResource, override.LeakWarning,
+                    override.KernelContext, override.OutOfMemoryError):
             yield cls.__name__, cls
             for name, value in vars(cls).items():
                 if name.startswith('_') and name not in (

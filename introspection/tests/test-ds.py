@@ -70,6 +70,24 @@ class TestAccessOrder(DsTestCase):
         order = default_order()
         self.assertTrue(order.wait(host))
 
+    def test_equality_is_by_value(self):
+        host, other_host = Ds.AccessOrder.new_host(), Ds.AccessOrder.new_host()
+        self.assertEqual(host, other_host)
+        self.assertEqual(hash(host), hash(other_host))
+        a, b = Ds.AccessOrder.new_for_handle(0x10, 0), Ds.AccessOrder.new_for_handle(0x10, 0)
+        self.assertEqual(a, b)
+        self.assertEqual(hash(a), hash(b))
+        self.assertEqual(a, a.copy())
+        self.assertNotEqual(a, host)
+        self.assertNotEqual(a, Ds.AccessOrder.new_for_handle(0x10, 1))
+        self.assertNotEqual(a, Ds.AccessOrder.new_for_handle(0x20, 0))
+        self.assertEqual(len({host, other_host, a, b, a.copy()}), 2)
+        self.assertNotEqual(host, 'host')
+        self.assertFalse(host == None)  # noqa: E711
+        sp = Ds.Scratchpad(device_order=a)
+        self.assertEqual(sp.get_device_order(), b)
+        self.assertEqual(sp.props.device_order, b)
+
     def test_boxed_property_round_trip(self):
         order = Ds.AccessOrder.new_for_handle(0x1000, 0)
         sp = Ds.Scratchpad(device_order=order)
@@ -198,16 +216,12 @@ class TestScratchpad(DsTestCase):
 
     def test_unknown_kind(self):
         sp = Ds.Scratchpad()
-        # PyGObject checks enum values itself; what reaches C must be a
-        # Ds.Error, never a crash.
-        try:
-            sp.alloc(7, 16, 0)
-        except GLib.Error as e:
-            self.assertDsError(e, Ds.Error.INVALID_ARGUMENT)
-        except (TypeError, ValueError):
-            pass
-        else:
-            self.fail('an unknown kind was accepted')
+        for kind in (7, -1, 4):
+            e = self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT, sp.alloc, kind, 16, 0)
+            self.assertEqual(e.message, 'Unknown memory kind %d' % kind)
+        self.assertRaises(TypeError, sp.alloc, 'host', 16)
+        self.assertEqual(sp.alloc(0, 16).get_kind(), HOST)      # an int kind
+        self.assertEqual(sp.get_n_blocks(HOST), 1)
 
     def test_growth_and_stats(self):
         sp = Ds.Scratchpad()

@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from dstest import *  # noqa: E402,F401,F403
 from dstest import GLib, Ds  # noqa: E402
+import dstest  # noqa: E402
 
 import tap  # noqa: E402
 
@@ -68,6 +69,22 @@ CRASH_CONTINUED = textwrap.dedent('''
     del a
     sp.release()
     print('valid', blk.is_valid(), 'reserved', sp.get_reserved(Ds.MemoryKind.HOST))
+''')
+
+
+MODULE_LEVEL = textwrap.dedent('''
+    import sys
+    sys.path.insert(0, %r)
+    import gi
+    gi.require_version('Ds', '1.0')
+    from gi.repository import Ds
+    import dstest
+    sp, res = dstest.fake_gpu_scratchpad()
+    with sp:
+        b = sp.alloc(Ds.MemoryKind.DEVICE, 64)
+        x = dstest.FakeCaiConsumer(b)
+        del x
+    print('released', res[Ds.MemoryKind.DEVICE].live == {})
 ''')
 
 
@@ -224,7 +241,6 @@ class TestInvalidBlocks(DsTestCase):
                     ('view', lambda: block.view('u1')),
                     ('numpy', lambda: block.numpy()),
                     ('__dlpack__', lambda: block.__dlpack__()),
-                    ('export', lambda: block.export()),
                     ('read', lambda: block.read(0, 1)),
                     ('write', lambda: block.write(0, b'x')),
                     ('tobytes', lambda: block.tobytes()),
@@ -235,6 +251,9 @@ class TestInvalidBlocks(DsTestCase):
                     e = self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT, call)
                     self.assertIn('released', e.message)
             self.assertEqual(sp.get_n_exports(), 0)
+            # Exports are the override's to make: a hand-made one would pin
+            # the scratchpad with nothing to drop it.
+            self.assertFalse(hasattr(block, 'export'))
         # The CUDA array interface of a pinned block: the same error, not
         # an AttributeError (hasattr() must not hide it).
         with self.assertRaises(GLib.Error) as cm:
@@ -250,6 +269,99 @@ class TestInvalidBlocks(DsTestCase):
         # The introspected method, under the override: 0, never the old
         # address.
         self.assertEqual(Ds.Block.__mro__[1].get_address(block), 0)
+
+
+class TestNumpyAsarray(DsTestCase):
+    """numpy.asarray(block): zero-copy for what the CPU can address, a
+    TypeError otherwise; never a 0-d object array."""
+
+    def setUp(self):
+        if np is None:
+            self.skipTest(NO_NUMPY)
+
+    def test_host_visible_kinds(self):
+        sp, _ = fake_gpu_scratchpad()
+        for kind in (HOST, PINNED, MANAGED):
+            with self.subTest(kind=kind.value_nick):
+                block = sp.alloc(kind, 32, 64)
+                a = np.asarray(block)
+                self.assertEqual((a.dtype, a.shape), (np.uint8, (32,)))
+                self.assertEqual(a.ctypes.data, block.get_address())
+                a[:] = 7
+                self.assertEqual(block.tobytes(0, 2), b'\x07\x07')
+                self.assertEqual(sp.get_n_exports(), 1)
+                f = np.asarray(block, dtype=np.float32)    # a converted copy
+                self.assertEqual(f[0], 7.0)
+                del a, f
+                gc.collect()
+                self.assertEqual(sp.get_n_exports(), 0)
+        view = np.asarray(sp.alloc(HOST, 16).view('<f4'))
+        self.assertEqual(view.shape, (4,))
+
+    def test_device_kind(self):
+        sp, _ = fake_gpu_scratchpad()
+        block = sp.alloc(DEVICE, 32, 0)
+        for obj in (block, block.view('<f4')):
+            with self.subTest(obj=type(obj).__name__):
+                with self.assertRaises(TypeError) as cm:
+                    np.asarray(obj)
+                self.assertIn('not addressable by the CPU', str(cm.exception))
+        del obj
+        gc.collect()
+        self.assertEqual(sp.get_n_exports(), 0)
+
+
+class TestBufferErrorNames(DsTestCase):
+    def test_every_kind_of_export_is_named(self):
+        sp, _ = fake_gpu_scratchpad()
+        block = sp.alloc(HOST, 64, 0)
+        exports = [block.memoryview(), block.view('u1'), block.__dlpack__()]
+        if np is not None:
+            exports += [block.numpy(), np.asarray(block)]
+        device = sp.alloc(DEVICE, 32, 0)
+        consumer = FakeCaiConsumer(device)
+        with self.assertRaises(BufferError) as cm:
+            sp.release()
+        message = str(cm.exception)
+        self.assertIn('%d export(s)' % (len(exports) + 1), message)
+        here = os.path.basename(__file__)
+        for text in ('a memoryview of 64 bytes of host memory at 0x%x, made at' %
+                     block.get_address(), 'a Ds.BlockView of 64 bytes',
+                     'a DLPack tensor of shape (64,)', 'unconsumed capsule',
+                     'the Ds.Block of 32 bytes of device memory',
+                     '__cuda_array_interface__ was read at'):
+            self.assertIn(text, message)
+        if np is not None:
+            self.assertIn('a NumPy array of 64 bytes', message)
+            self.assertIn('a NumPy array (numpy.asarray(block)) of 64 bytes', message)
+        # Where each was made (the DLPack tensor does not say).
+        self.assertGreaterEqual(message.count(here + ':'), len(exports) - 1)
+        del exports, consumer
+        gc.collect()
+        sp.release()
+
+    def test_exports_made_in_c_are_counted(self):
+        # An export the override did not make (C code holding a DsBlock
+        # export) is counted by number.
+        path = next((line.split()[-1] for line in open('/proc/self/maps')
+                     if '/libds-1.0.so' in line), None)
+        if path is None:
+            self.skipTest('libds is not mapped from a file')
+        lib = ctypes.CDLL(path)
+        lib.ds_block_export.restype = ctypes.c_void_p
+        lib.ds_block_export.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        lib.ds_block_unref.argtypes = [ctypes.c_void_p]
+        sp = Ds.Scratchpad()
+        block = sp.alloc(HOST, 16)
+        export = lib.ds_block_export(hash(block), None)    # a Ds.Block hashes as its pointer
+        mv = block.memoryview()
+        with self.assertRaises(BufferError) as cm:
+            sp.release()
+        self.assertIn('2 export(s)', str(cm.exception))
+        self.assertIn('1 export(s) made outside Python', str(cm.exception))
+        lib.ds_block_unref(export)
+        del mv
+        sp.release()
 
 
 class TestViews(DsTestCase):
@@ -275,6 +387,23 @@ class TestViews(DsTestCase):
         self.assertRaises(TypeError, block.view, 'f3')
         self.assertRaises(TypeError, block.view, 3.5)
         del view
+        gc.collect()
+        self.assertEqual(sp.get_n_exports(), 0)
+
+    def test_float16_and_complex_memoryview(self):
+        # Python 3.11's memoryview.cast() takes neither: typed through NumPy.
+        if np is None:
+            self.skipTest(NO_NUMPY)
+        sp, _ = fake_gpu_scratchpad()
+        block = sp.alloc(HOST, 64, 0)
+        for dtype, fmt, shape in [('f2', 'e', (4,)), ('<f2', 'e', (2, 2)), ('c8', 'Zf', (2,))]:
+            with self.subTest(dtype=dtype):
+                mv = block.view(dtype, shape).memoryview()
+                self.assertEqual((mv.format, mv.shape, mv.readonly), (fmt, shape, False))
+                want = np.arange(np.prod(shape)).astype(dtype).reshape(shape)
+                np.asarray(mv)[...] = want
+                self.assertEqual(block.tobytes(0, mv.nbytes), want.tobytes())
+                del mv
         gc.collect()
         self.assertEqual(sp.get_n_exports(), 0)
 
@@ -356,6 +485,98 @@ class TestCudaArrayInterface(DsTestCase):
         sp.release()
         self.assertEqual(res[DEVICE].live, {})
 
+    def test_consumer_gone_before_with_ends(self):
+        # with sp: b = sp.alloc(DEVICE, n); x = consumer(b); del x
+        # must release at the end of with, though b is still a variable.
+        sp, res = fake_gpu_scratchpad()
+        with sp:
+            b = sp.alloc(DEVICE, 256)
+            x = FakeCaiConsumer(b)
+            self.assertEqual(sp.get_n_exports(), 1)
+            del x
+        self.assertEqual(res[DEVICE].live, {})
+        self.assertFalse(b.is_valid())
+        # The block checks itself: a consumer now gets an error, not memory.
+        with self.assertRaises(GLib.Error) as cm:
+            FakeCaiConsumer(b)
+        self.assertDsError(cm.exception, Ds.Error.INVALID_ARGUMENT)
+
+    def test_probe_does_not_keep_the_memory(self):
+        # CuPy, PyTorch and Numba probe with hasattr() first.
+        sp, res = fake_gpu_scratchpad()
+        with sp:
+            b = sp.alloc(DEVICE, 64)
+            self.assertTrue(hasattr(b, '__cuda_array_interface__'))
+            c = b
+            self.assertTrue(hasattr(c, '__cuda_array_interface__'))
+        self.assertEqual(res[DEVICE].live, {})
+        del b, c
+
+    def test_live_consumer_keeps_the_memory(self):
+        sp, res = fake_gpu_scratchpad()
+        with self.assertRaises(BufferError) as cm:
+            with sp:
+                b = sp.alloc(DEVICE, 64)
+                ctypes.memset(b.get_address(), 0x5a, 64)    # host memory behind it
+                x = FakeCaiConsumer(b)
+        message = str(cm.exception)
+        self.assertIn('1 export(s)', message)
+        self.assertIn('whose __cuda_array_interface__ was read at %s:' % dstest.__file__, message)
+        self.assertIn('cupy.asarray()', message)
+        # Nothing was given back: the consumer still sees its bytes.
+        self.assertEqual(x.read(4), b'\x5a' * 4)
+        self.assertEqual(len(res[DEVICE].live), 1)
+        del x
+        sp.release()
+        self.assertEqual(res[DEVICE].live, {})
+        self.assertFalse(b.is_valid())
+
+    def test_consumer_holding_the_only_reference(self):
+        sp, res = fake_gpu_scratchpad()
+        x = FakeCaiConsumer(sp.alloc(DEVICE, 64))
+        self.assertRaises(BufferError, sp.release)
+        self.assertEqual(len(res[DEVICE].live), 1)
+        del x
+        sp.release()
+        self.assertEqual(res[DEVICE].live, {})
+
+    def test_block_held_elsewhere_counts(self):
+        # A block that something besides the releasing frame's variables
+        # refers to (a list, another function) may be a consumer's.
+        sp, res = fake_gpu_scratchpad()
+        b = sp.alloc(DEVICE, 64)
+        kept = [b]
+        b.__cuda_array_interface__
+        self.assertRaises(BufferError, sp.release)
+        kept.clear()
+        sp.release()            # now only this frame's b refers to it
+        self.assertEqual(res[DEVICE].live, {})
+
+        def helper(scratchpad):
+            scratchpad.release()
+        b = sp.alloc(DEVICE, 64)
+        b.__cuda_array_interface__
+        self.assertRaises(BufferError, helper, sp)
+        del b
+        helper(sp)
+
+    def test_at_module_level(self):
+        # A script's with at module level: its variables are the globals.
+        r = run_python(MODULE_LEVEL % os.path.dirname(os.path.abspath(__file__)))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('released True', r.stdout)
+
+    def test_view_for_a_consumer(self):
+        # The view is the consumer's own: it goes with the consumer.
+        sp, res = fake_gpu_scratchpad()
+        with sp:
+            b = sp.alloc(DEVICE, 64)
+            x = FakeCaiConsumer(b.view('<f4', (4, 4)))
+            kept = [b]
+            del x
+        self.assertEqual(res[DEVICE].live, {})
+        del kept
+
     def test_real_device_stream(self):
         if GPU_ERROR is not None:
             self.skipTest(NO_GPU_REASON)
@@ -410,15 +631,17 @@ class TestDLPack(DsTestCase):
         return DLManagedTensor.from_address(address)
 
     def test_capsule_fields_every_kind(self):
+        # Pinned memory is host memory (kDLCPU: NumPy and PyTorch take it),
+        # managed memory GPU memory (kDLCUDA: PyTorch and CuPy take it).
         sp, _ = fake_gpu_scratchpad()
-        expected = {HOST: (1, 0), PINNED: (3, 0), DEVICE: (2, 0), MANAGED: (13, 0)}
+        expected = {HOST: (1, 0), PINNED: (1, 0), DEVICE: (2, 0), MANAGED: (2, 0)}
         for kind in ALL_KINDS:
             with self.subTest(kind=kind.value_nick):
                 block = sp.alloc(kind, 48, 64)
                 view = block.view('<f4', (3, 4))
                 self.assertEqual(view.__dlpack_device__(), expected[kind])
                 self.assertEqual(block.__dlpack_device__(), expected[kind])
-                capsule = view.__dlpack__(stream=-1 if kind != HOST else None)
+                capsule = view.__dlpack__(stream=None if expected[kind][0] == 1 else -1)
                 del view
                 gc.collect()
                 self.assertEqual(sp.get_n_exports(), 1, 'the capsule holds an export')
@@ -450,6 +673,54 @@ class TestDLPack(DsTestCase):
         gc.collect()
         self.assertEqual(sp.get_n_exports(), 0)
         sp.release()
+
+    def test_dl_device_opt_ins(self):
+        sp, _ = fake_gpu_scratchpad()
+        cases = {HOST: ([(1, 0)], [(2, 0), (3, 0)]),
+                 PINNED: ([(1, 0), (3, 0), (2, 0)], [(13, 0), (2, 1)]),
+                 DEVICE: ([(2, 0)], [(1, 0), (13, 0)]),
+                 MANAGED: ([(2, 0), (13, 0), (1, 0)], [(3, 0)])}
+        for kind, (takes, refuses) in cases.items():
+            block = sp.alloc(kind, 64, 0)
+            for device in takes:
+                with self.subTest(kind=kind.value_nick, dl_device=device):
+                    capsule = block.__dlpack__(dl_device=device,
+                                               stream=None if device[0] == 1 else -1)
+                    t = self.consume(capsule).dl_tensor
+                    self.assertEqual((t.device.device_type, t.device.device_id), device)
+                    managed = DLManagedTensor.from_address(
+                        _PyCapsule_GetPointer(capsule, b'used_dltensor'))
+                    managed.deleter(ctypes.addressof(managed))
+            for device in refuses:
+                with self.subTest(kind=kind.value_nick, refused=device):
+                    self.assertRaises(BufferError, block.__dlpack__, dl_device=device)
+        gc.collect()
+        self.assertEqual(sp.get_n_exports(), 0)
+
+    def test_numpy_takes_pinned_and_managed(self):
+        if np is None:
+            self.skipTest(NO_NUMPY)
+        sp, _ = fake_gpu_scratchpad()
+        pinned = sp.alloc(PINNED, 16, 0)
+        pinned.write(0, bytes(range(16)))
+        self.assertEqual(np.from_dlpack(pinned).tolist(), list(range(16)))
+        managed = sp.alloc(MANAGED, 16, 0)
+        with self.assertRaises((RuntimeError, BufferError, TypeError)):
+            np.from_dlpack(managed)      # kDLCUDA: NumPy's from_dlpack refuses
+        self.assertEqual(np.asarray(managed).nbytes, 16)   # the CPU way
+        gc.collect()
+        self.assertEqual(sp.get_n_exports(), 0)
+
+    def test_bad_arguments(self):
+        sp, _ = fake_gpu_scratchpad()
+        block = sp.alloc(DEVICE, 16, 0)
+        self.assertRaises(TypeError, block.__dlpack__, 1)
+        self.assertRaises(TypeError, block.__dlpack__, strem=1)
+        self.assertRaises(TypeError, block.__dlpack__, stream='1')
+        self.assertRaises(TypeError, block.__dlpack__, dl_device=2)
+        self.assertRaises(BufferError, block.__dlpack__, copy=True)
+        gc.collect()
+        self.assertEqual(sp.get_n_exports(), 0)
 
     def test_dtype_codes(self):
         sp, _ = fake_gpu_scratchpad()

@@ -133,7 +133,7 @@ class TestLeaks(DsTestCase):
         self.assertTrue(ctx.run(export, None))
         views[0][:2] = b'ok'
         self.assertEqual(bytes(views[0][:2]), b'ok')
-        self.assertEqual(views[0].obj._ds_export.get_scratchpad().get_n_exports(), 1)
+        self.assertEqual(views[0].obj._ds_export.block.get_scratchpad().get_n_exports(), 1)
 
 
 if __name__ == '__main__':

@@ -54,9 +54,6 @@ class AccessOrder(GObject.GBoxed):
     def equal(self, b: AccessOrder) -> bool:
         """Whether two orders are the same: both host order, or the same stream on the same device. Two streams that had the same handle at different times (one destroyed, the other created later) are not equal."""
         ...
-    def free(self) -> None:
-        """Frees an order made by one of the `new` functions or `Ds.AccessOrder.copy`."""
-        ...
     def get_device(self) -> int:
         """The device of a device order, or -1 for host order (and for a device order whose device could not be found because there is no CUDA device)."""
         ...
@@ -87,17 +84,20 @@ class AccessOrder(GObject.GBoxed):
     def from_stream(cls, stream: object=None, device: int=-1) -> AccessOrder:
         """The order of a CUDA stream given as an int handle (0 or ``None``: the legacy default stream; 2: the per-thread one) or as a stream object: anything with ``__cuda_stream__`` (cuda.core), PyTorch's ``torch.cuda.Stream`` (``.cuda_stream``), CuPy's ``Stream`` (``.ptr``), Numba's (``.handle``). ``device`` -1 takes the stream object's device if it says, else the stream's own. An int must be the handle of a live stream: it is a pointer the CUDA driver dereferences, and no library can check one (as with ``torch.cuda.ExternalStream``); prefer passing the stream object."""
         ...
+    def __eq__(self, other) -> bool:
+        """Whether both are the same order (``equal()``)."""
+        ...
+    def __ne__(self, other) -> bool:
+        """Whether the orders differ (``not equal()``)."""
+        ...
+    def __hash__(self) -> int:
+        """Equal orders hash alike: by kind, stream handle and device."""
+        ...
     def __repr__(self) -> str: ...
 
 
 class Block(GObject.GBoxed):
     """One scratch allocation as bindings see it: its address as an integer, its size and kind, and copy-in/copy-out."""
-    def export(self) -> Block:
-        """Makes an *export* of self: a new block for the same memory, for code outside ds that uses the memory directly rather than through `Ds.Block.read` and `Ds.Block.write` — a NumPy array or `memoryview`, a DLPack capsule, a consumer of `__cuda_array_interface__`. The Python override of `Ds.Block` makes one for each such view, and drops it when the view is gone."""
-        ...
-    def fill(self, value: int) -> bool:
-        """Sets every byte of the block to value: for device memory with `cudaMemsetAsync` in the scratchpad's device order (no wait), for the other kinds on the CPU after that order has drained."""
-        ...
     def get_generation(self) -> int:
         """The number of times the scratchpad had been released when the block was allocated."""
         ...
@@ -116,18 +116,6 @@ class Block(GObject.GBoxed):
     def is_valid(self) -> bool:
         """`TRUE` until the scratchpad is released."""
         ...
-    def read(self, offset: int, length: int) -> GLib.Bytes:
-        """Copies bytes out of the block, after the work queued in the scratchpad's device order (for device, pinned and managed memory)."""
-        ...
-    def ref(self) -> Block:
-        """Takes a reference on self."""
-        ...
-    def unref(self) -> None:
-        """Drops a reference; the last one drops the block's reference on its scratchpad."""
-        ...
-    def write_data(self, offset: int, data: bytes | None) -> bool:
-        """`Ds.Block.write` from an array: in Python any bytes-like object (`bytes`, `bytearray`, `memoryview`, a NumPy array), in JavaScript a `Uint8Array`, with no #GBytes in between."""
-        ...
     def __repr__(self) -> str: ...
     def get_address(self) -> int:
         """The address as an int; raises GLib.Error once the block is invalid."""
@@ -135,8 +123,17 @@ class Block(GObject.GBoxed):
     def write(self, offset: int, data: bytes | bytearray | memoryview | GLib.Bytes) -> bool:
         """Copies ``data`` (any bytes-like object, or GLib.Bytes) in at ``offset``."""
         ...
+    def write_data(self, offset: int, data: bytes) -> bool:
+        """Copies ``data`` (bytes-like) in at ``offset``; see ``write()``."""
+        ...
+    def read(self, offset: int, length: int) -> GLib.Bytes:
+        """A copy of ``length`` bytes at ``offset`` as GLib.Bytes (every kind; ``tobytes()`` gives ``bytes``)."""
+        ...
     def tobytes(self, offset: int=0, length: int | None=None) -> bytes:
-        """A copy of the bytes as ``bytes`` (every kind; see ``read()``)."""
+        """A copy of the bytes from ``offset`` (to the end, or ``length`` of them) as ``bytes``, for every kind; a range outside the block is ``GLib.Error`` ``INVALID_ARGUMENT``."""
+        ...
+    def fill(self, value: int) -> bool:
+        """Sets every byte to ``value`` (0..255)."""
         ...
     def view(self, dtype='u1', shape: int | tuple | None=None, offset: int=0) -> BlockView:
         """A typed zero-copy view (a ``Ds.BlockView``, an export)."""
@@ -144,18 +141,21 @@ class Block(GObject.GBoxed):
     def numpy(self, dtype='u1', shape: int | tuple | None=None, offset: int=0) -> Any:
         """A NumPy array of the memory (zero-copy, writable), for host, pinned and managed blocks. The array is an export: while it lives, the scratchpad cannot be released."""
         ...
+    def __array__(self, dtype=None, copy=None) -> Any:
+        """``numpy.asarray(block)``: a zero-copy uint8 array of a host, pinned or managed block (an export, like ``numpy()``); a device block raises ``TypeError``."""
+        ...
     def memoryview(self) -> memoryview:
         """A writable, zero-copy memoryview of the bytes (host, pinned and managed blocks); an export, like ``numpy()``."""
         ...
     @property
     def __cuda_array_interface__(self) -> dict:
-        """The CUDA array interface (v3, bytes) of a pinned, device or managed block. The block (this Python object) becomes an export until it is gone, since a consumer holds on to it, not to a view."""
+        """The CUDA array interface (v3, bytes) of a pinned, device or managed block."""
         ...
-    def __dlpack__(self, **kwargs) -> object:
-        """A DLPack capsule of the bytes (see ``Ds.BlockView.__dlpack__``)."""
+    def __dlpack__(self, *, stream: int | None=None, max_version: tuple | None=None, dl_device: tuple | None=None, copy: bool | None=None) -> object:
+        """A DLPack capsule ("dltensor") of the block's bytes (uint8)."""
         ...
     def __dlpack_device__(self) -> tuple[int, int]:
-        """(DLPack device type, device id) of the block's memory."""
+        """(DLPack device type, device id) of the block's memory: (1, 0) for host and pinned memory, (2, device) for device and managed memory."""
         ...
 
 
@@ -212,17 +212,11 @@ class KernelContext(GObject.GBoxed):
     def get_scratchpad(self) -> Scratchpad | None:
         """The scratchpad, if any."""
         ...
-    def ref(self) -> KernelContext:
-        """Takes a reference on self."""
-        ...
-    def run(self, func: KernelFunc, user_data: object | None) -> bool:
-        """Calls func with self. If self has no scratchpad, a new one on self's order is set for the call and released and dropped afterwards, so everything func took from it goes back in stream order as soon as func returns, even if a binding still holds the scratchpad (unless views of its blocks are still exported: then when they are gone); self has no scratchpad again afterwards. A scratchpad that self already had is used as it is and not released."""
-        ...
     def set_scratchpad(self, scratchpad: Scratchpad | None) -> None:
         """Sets or clears the scratchpad."""
         ...
-    def unref(self) -> None:
-        """Drops a reference."""
+    def run(self, func, user_data=None) -> bool:
+        """Runs ``func(context, user_data)`` with a scratchpad (a new one, released when it returns, if the context has none). What ``func`` raises goes on out of ``run()``, as it was."""
         ...
 
 
@@ -252,10 +246,6 @@ class MemoryKind(GObject.GEnum):
 class MemoryResource(GObject.GInterface):
     """An upstream allocator of one `Ds.MemoryKind`."""
     @staticmethod
-    def get_default(kind: MemoryKind, device: int) -> MemoryResource:
-        """The process-wide default resource of kind for device (and for the CUDA driver context current on the calling thread, when that is not the device's primary context, as with GStreamer's `GstCudaContext`)."""
-        ...
-    @staticmethod
     def set_default(kind: MemoryKind, device: int, resource: MemoryResource | None) -> None:
         """Replaces the default resource of kind for device (and for the driver context current on the calling thread, as in `Ds.MemoryResource.get_default`)."""
         ...
@@ -274,23 +264,27 @@ class MemoryResource(GObject.GInterface):
     def do_get_kind(self) -> MemoryKind:
         """The kind of memory self hands out."""
         ...
-    def allocate(self, size: int, alignment: int) -> int:
-        """Allocates size bytes aligned to alignment, usable at once by the host (for host-visible kinds) and by any stream."""
-        ...
-    def allocate_async(self, size: int, alignment: int, order: AccessOrder) -> int:
-        """Allocates memory that is safe to use in order. A resource that is not stream-ordered allocates with `Ds.MemoryResource.allocate`, which is safe in any order."""
-        ...
-    def deallocate(self, ptr: int, size: int, alignment: int) -> None:
-        """Gives back memory at once. The caller promises that nothing uses it any more, on the host or on any stream."""
-        ...
-    def deallocate_async(self, ptr: int, size: int, alignment: int, order: AccessOrder) -> bool:
-        """Gives back memory that work queued in order may still use."""
-        ...
     def get_kind(self) -> MemoryKind:
         """The kind of memory self hands out."""
         ...
     def is_stream_ordered(self) -> bool:
         """Whether self implements stream-ordered allocation and deallocation."""
+        ...
+    @staticmethod
+    def get_default(kind: MemoryKind, device: int) -> MemoryResource:
+        """The default resource of ``kind`` for ``device`` (-1: the current one); an unknown kind is ``GLib.Error`` ``INVALID_ARGUMENT``."""
+        ...
+    def allocate(self, size: int, alignment: int) -> int:
+        """``size`` bytes aligned to ``alignment`` (a power of two, 0 for 16) from this resource, as an address; give them back with ``deallocate()``."""
+        ...
+    def allocate_async(self, size: int, alignment: int, order: AccessOrder) -> int:
+        """Like ``allocate()``, in ``order`` (stream-ordered resources)."""
+        ...
+    def deallocate(self, ptr: int, size: int, alignment: int) -> None:
+        """Gives back what ``allocate()`` handed out, with its size and alignment; anything else is refused (``GLib.Error`` ``INVALID_ARGUMENT``) and nothing is freed."""
+        ...
+    def deallocate_async(self, ptr: int, size: int, alignment: int, order: AccessOrder) -> bool:
+        """Like ``deallocate()``, in ``order``. If waiting for ``order`` fails (a broken device), the memory is not given back and ``GLib.Error`` is raised."""
         ...
 
 
@@ -378,9 +372,6 @@ class PoolStats(GObject.GBoxed):
     def copy(self) -> PoolStats:
         """Copies self."""
         ...
-    def free(self) -> None:
-        """Frees a copy made by `Ds.PoolStats.copy`."""
-        ...
 
 
 class Scratchpad(GObject.Object, ScratchpadIface):
@@ -455,10 +446,10 @@ class Scratchpad(GObject.Object, ScratchpadIface):
         """Releases (see ``release()``). When the body raised while exports are alive, the memory is kept instead (until the next ``release()`` or the scratchpad's end) and the body's exception propagates."""
         ...
     def release(self) -> None:
-        """Gives all memory back now, in stream order; the scratchpad stays usable. Raises ``BufferError`` (and releases nothing) while exports of its blocks are alive."""
+        """Gives all memory back now, in stream order; the scratchpad stays usable. Raises ``BufferError`` (and releases nothing) while exports of its blocks are alive; its message names each of them and where it was made."""
         ...
     def alloc(self, kind: MemoryKind, size: int, alignment: int=0) -> Block | None:
-        """Allocates ``size`` bytes of ``kind`` memory as a ``Ds.Block`` (``None`` for size 0). ``alignment`` is a power of two, 0 for 16. Raises ``GLib.Error`` (Ds.Error domain); when a Python upstream resource raised, its exception is the error's ``__cause__``."""
+        """Allocates ``size`` bytes of ``kind`` memory as a ``Ds.Block`` (``None`` for size 0). ``alignment`` is a power of two, 0 for 16. Raises ``GLib.Error`` (Ds.Error domain; out of memory is also a ``MemoryError``), ``TypeError`` for a size that is not an int; when a Python upstream resource raised, its exception is the error's ``__cause__`` (a ``KeyboardInterrupt`` or ``SystemExit`` is raised as it is)."""
         ...
     def to_device(self, data: bytes | bytearray | memoryview, alignment: int=0) -> Block | None:
         """Uploads a copy of ``data`` (bytes-like) into device scratch in the device order (DALI's ToGPU) and returns the device ``Ds.Block``."""
@@ -477,48 +468,54 @@ class ScratchpadIface(GObject.GInterface):
     def do_alloc(self, kind: MemoryKind, size: int, alignment: int) -> int | None:
         """Allocates size bytes of kind memory aligned to alignment. The memory stays valid until the scratchpad is released or finalized."""
         ...
-    def alloc(self, kind: MemoryKind, size: int, alignment: int) -> int:
-        """Allocates size bytes of kind memory aligned to alignment. The memory stays valid until the scratchpad is released or finalized."""
-        ...
 
 
 class ScratchpadIfaceInterface:
     ...
 
 
+class OutOfMemoryError(GLib.Error, MemoryError):
+    """The ``GLib.Error`` raised for ``Ds.Error.OUT_OF_MEMORY``: it is also a ``MemoryError``, so ``except MemoryError`` catches it as well as ``except GLib.Error`` (``e.matches(Ds.error_quark(), Ds.Error.OUT_OF_MEMORY)``)."""
+    ...
+
+
 class BlockView(object):
     """A typed, zero-copy view of a ``Ds.Block``'s memory: an export."""
-    address: int
-    kind: MemoryKind
     typestr: str
     itemsize: int
-    shape: tuple[int, ...]
+    address: int
     nbytes: int
-    def __init__(self, block: Block, dtype='u1', shape: int | tuple | None=None, offset: int=0) -> None: ...
+    shape: tuple[int, ...]
+    def __dlpack__(self, *, stream: int | None = None, max_version: tuple | None = None, dl_device: tuple | None = None, copy: bool | None = None) -> object:
+        """A DLPack capsule ("dltensor") of this view; see Ds.Block.__dlpack__."""
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """(DLPack device type, device id) of the view's memory."""
+    def __init__(self, block: Block, dtype='u1', shape: int | tuple | None=None, offset: int=0, *, what: str='a Ds.BlockView', where: str | None=None) -> None: ...
     def __repr__(self) -> str: ...
     @property
+    def kind(self) -> MemoryKind:
+        """The kind of memory (a ``Ds.MemoryKind``)."""
+        ...
+    @property
     def block(self) -> Block:
-        """The export (a ``Ds.Block``) this view holds."""
+        """The ``Ds.Block`` this view was made from."""
         ...
     @property
     def __array_interface__(self) -> dict:
         """The NumPy array interface (version 3); host-visible kinds only."""
         ...
+    def __array__(self, dtype=None, copy=None) -> Any:
+        """``numpy.asarray(view)``: zero-copy for host-visible kinds (through the array interface); a device view raises ``TypeError``."""
+        ...
     @property
     def __cuda_array_interface__(self) -> dict:
         """The CUDA array interface (version 3); GPU-visible kinds only."""
         ...
-    def __dlpack_device__(self) -> tuple[int, int]:
-        """(device type, device id) as DLPack numbers them."""
-        ...
-    def __dlpack__(self, *, stream: int | None=None, max_version: tuple | None=None, dl_device: tuple | None=None, copy: bool | None=None) -> object:
-        """A DLPack capsule ("dltensor") of this view."""
-        ...
     def numpy(self) -> Any:
-        """A NumPy array of this view (zero-copy, writable); host-visible kinds."""
+        """A NumPy array of this view (zero-copy, writable, an export of its own); host-visible kinds."""
         ...
     def memoryview(self) -> memoryview:
-        """A writable, zero-copy memoryview of this view; host-visible kinds."""
+        """A writable, zero-copy memoryview of this view (an export of its own); host-visible kinds."""
         ...
 
 

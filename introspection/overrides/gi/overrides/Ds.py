@@ -10,39 +10,60 @@ expects on top:
 
 - ``with Ds.Scratchpad() as sp:`` gives everything back at the end;
 - zero-copy views of a block that are *exports*: ``block.memoryview()``,
-  ``block.numpy(dtype, shape)``, ``block.view(dtype, shape)`` with the
-  NumPy array interface, ``__cuda_array_interface__`` (v3) and DLPack
-  (``__dlpack__``/``__dlpack_device__``). While an export is alive the
-  scratchpad is not released: ``release()`` (and leaving ``with``) raises
-  ``BufferError``, as ``mmap.close()`` does with exported buffers, so no
-  view ever points at memory that was given back;
+  ``block.numpy(dtype, shape)``, ``numpy.asarray(block)``,
+  ``block.view(dtype, shape)`` with the NumPy array interface,
+  ``__cuda_array_interface__`` (v3) and DLPack (``__dlpack__``,
+  ``__dlpack_device__``). While an export is alive the scratchpad is not
+  released: ``release()`` (and leaving ``with``) raises ``BufferError``
+  naming what is alive, as ``mmap.close()`` does with exported buffers, so
+  no view ever points at memory that was given back;
 - ``block.write()`` takes any bytes-like object, ``sp.to_device()`` and
   ``sp.to_contiguous_device()`` return blocks, ``Ds.AccessOrder.from_stream``
   takes CUDA stream objects (``__cuda_stream__``, CuPy, PyTorch, Numba);
-- errors are ``GLib.Error`` in the ``Ds.Error`` domain; an exception raised
-  by a Python ``Ds.MemoryResource`` is chained into the error it causes,
-  and one raised by its ``do_deallocate`` is reported as ``Ds.LeakWarning``;
+- errors are ``GLib.Error`` in the ``Ds.Error`` domain (out of memory also
+  a ``MemoryError``); sizes and offsets are ints (``TypeError`` otherwise);
+  an exception raised by a Python ``Ds.MemoryResource`` is chained into the
+  error it causes, a ``KeyboardInterrupt`` or ``SystemExit`` goes on out of
+  the call, and one raised by its ``do_deallocate`` is reported as
+  ``Ds.LeakWarning``; a resource class without the methods a scratchpad
+  calls is refused when it is defined;
 - ``Ds.Scratchpad`` takes no Python attributes: one that refers to a block
   would be a reference cycle through C that the garbage collector cannot
-  break.
+  break;
+- what would let Python code free memory twice or read memory given back
+  is not there: ``ref``/``unref``/``free`` of boxed types, ``export`` and
+  ``Ds.ScratchpadIface.alloc`` (a raw address), the private fields of
+  ``Ds.AccessOrder``; a resource's ``deallocate()`` from Python takes only
+  what its ``allocate()`` handed out.
 
-The API reference has a Python and JavaScript guide (python-javascript.md).
+The native half, ``gi.overrides._gi_ds``, holds exports as C references and
+makes DLPack capsules. The API reference has a Python and JavaScript guide
+(python-javascript.md).
 """
 
 from __future__ import annotations
 
+import _thread
 import ctypes
 import operator
 import re
 import sys
-import threading
 import traceback
 import warnings
+import weakref
 
 from gi.repository import GLib
 
 from ..module import get_introspection_module
 from ..overrides import override
+
+try:
+    from . import _gi_ds
+except ImportError as e:  # pragma: no cover - a broken installation
+    raise ImportError(
+        'The Ds override needs its extension module gi.overrides._gi_ds, which is '
+        'built and installed with ds (it needs Python\'s headers: python3-dev); '
+        'from a build tree, run under `meson devenv`: %s' % e) from e
 
 Ds = get_introspection_module('Ds')
 
@@ -52,10 +73,15 @@ HOST = Ds.MemoryKind.HOST
 PINNED = Ds.MemoryKind.PINNED
 DEVICE = Ds.MemoryKind.DEVICE
 MANAGED = Ds.MemoryKind.MANAGED
+_KINDS = (HOST, PINNED, DEVICE, MANAGED)
 _HOST_VISIBLE = (HOST, PINNED, MANAGED)
 _DEVICE_VISIBLE = (PINNED, DEVICE, MANAGED)
+_MemoryKind = Ds.MemoryKind
+_GSIZE_MAX = (1 << 64) - 1
 
 _DOMAIN = Ds.error_quark()
+_DOMAIN_NAME = GLib.quark_to_string(_DOMAIN)
+_OOM = int(Ds.Error.OUT_OF_MEMORY)
 _RELEASED = "The block's scratchpad was released; its memory is gone"
 
 # Looked up once: an attribute of the GLib proxy module costs ~0.8 us a
@@ -63,17 +89,126 @@ _RELEASED = "The block's scratchpad was released; its memory is gone"
 _Bytes = GLib.Bytes
 _GError = GLib.Error
 _block_write = Ds.Block.write
-_block_write_data = Ds.Block.write_data
 _block_read = Ds.Block.read
+_block_fill = Ds.Block.fill
 _block_get_address = Ds.Block.get_address
-_block_export = Ds.Block.export
 _scratchpad_alloc = Ds.Scratchpad.alloc
-_scratchpad_release = Ds.Scratchpad.release
 _scratchpad_get_n_exports = Ds.Scratchpad.get_n_exports
+_scratchpad_to_device = Ds.Scratchpad.to_device
+_scratchpad_to_contiguous_device = Ds.Scratchpad.to_contiguous_device
+_resource_allocate = Ds.MemoryResource.allocate
+_resource_deallocate = Ds.MemoryResource.deallocate
+_resource_allocate_async = Ds.MemoryResource.allocate_async
+_resource_deallocate_async = Ds.MemoryResource.deallocate_async
+_kernel_context_run = Ds.KernelContext.run
+_get_default = Ds.MemoryResource.get_default
+_get_ident = _thread.get_ident
+_Export = _gi_ds.Export
+_release = _gi_ds.release
+_read = _gi_ds.read
+_write = _gi_ds.write
+
+
+# --- errors ------------------------------------------------------------------------
+
+class OutOfMemoryError(GLib.Error, MemoryError):
+    """The ``GLib.Error`` raised for ``Ds.Error.OUT_OF_MEMORY``: it is also a
+    ``MemoryError``, so ``except MemoryError`` catches it as well as
+    ``except GLib.Error`` (``e.matches(Ds.error_quark(),
+    Ds.Error.OUT_OF_MEMORY)``)."""
+
+
+__all__.append('OutOfMemoryError')
 
 
 def _error(code, message):
-    return _GError.new_literal(_DOMAIN, message, int(code))
+    code = int(code)
+    if code == _OOM:
+        return OutOfMemoryError(message, _DOMAIN_NAME, code)
+    return _GError.new_literal(_DOMAIN, message, code)
+
+
+def _error_from(domain, code, message):
+    """The exception for a GError (the extension module makes them so)."""
+    if domain == _DOMAIN:
+        return _error(code, message)
+    return _GError.new_literal(domain, message, code)
+
+
+def _typed(e):
+    """@e, or an OutOfMemoryError like it."""
+    if e.code == _OOM and type(e) is _GError and e.domain == _DOMAIN_NAME:
+        typed = OutOfMemoryError(e.message, e.domain, e.code)
+        typed.__cause__ = e.__cause__
+        return typed
+    return e
+
+
+# What Python resources raised during a call that the override made (an
+# "entry point"), by thread: (vfunc, exception, message of the GLib.Error
+# that stood for it in C).
+_pending = {}
+
+
+def _failed(e):
+    """What to raise for the GLib.Error @e of an entry point: a
+    KeyboardInterrupt (any BaseException that is not an Exception) a Python
+    resource raised, as it was; else @e (a MemoryError as well for
+    OUT_OF_MEMORY) with the resource's exception as its cause."""
+    pending = _pending.pop(_get_ident(), None) if _pending else None
+    if pending is not None:
+        vfunc, exc, message = pending
+        if not isinstance(exc, Exception):
+            exc.__suppress_context__ = True
+            return exc
+        if vfunc == 'do_get_kind':
+            failed = _error(Ds.Error.INVALID_ARGUMENT, message)
+            failed.__cause__ = exc
+            return failed
+        if e.message.endswith(message):
+            failed = _typed(e)
+            failed.__cause__ = exc
+            return failed
+    failed = _typed(e)
+    if failed is not e:
+        failed.__suppress_context__ = True
+    return failed
+
+
+def _raise_pending():
+    """Raises a KeyboardInterrupt (any BaseException that is not an
+    Exception) that a Python resource raised in a call that did not fail:
+    in do_deallocate during release(), or in an upstream allocation that a
+    pool made again. An Exception the call got over is dropped."""
+    pending = _pending.pop(_get_ident(), None)
+    if pending is not None and not isinstance(pending[1], Exception):
+        raise pending[1]
+
+
+def _count(value, what):
+    """@value as a size, offset or alignment for C: an int (anything with
+    __index__, such as numpy.int64) in 0..2**64-1."""
+    if type(value) is not int:
+        if isinstance(value, float) or not hasattr(type(value), '__index__'):
+            raise TypeError('%s must be an int, not %s' % (what, type(value).__name__))
+        value = operator.index(value)
+    if value < 0 or value > _GSIZE_MAX:
+        raise _error(Ds.Error.INVALID_ARGUMENT, '%s %d is %s' % (
+            what.capitalize(), value, 'negative' if value < 0 else 'larger than any size'))
+    return value
+
+
+def _kind(kind):
+    """@kind as a Ds.MemoryKind; an unknown value is INVALID_ARGUMENT, as
+    in C."""
+    if type(kind) is _MemoryKind:
+        return kind
+    if isinstance(kind, float) or not hasattr(type(kind), '__index__'):
+        raise TypeError('kind must be a Ds.MemoryKind, not %s' % type(kind).__name__)
+    value = operator.index(kind)
+    if not 0 <= value < len(_KINDS):
+        raise _error(Ds.Error.INVALID_ARGUMENT, 'Unknown memory kind %d' % value)
+    return _KINDS[value]
 
 
 def _as_bytes(data, what='data'):
@@ -88,6 +223,15 @@ def _as_bytes(data, what='data'):
                         % (what, type(data).__name__)) from None
 
 
+def _where(depth=2):
+    """'file:line' of the caller @depth frames up."""
+    try:
+        frame = sys._getframe(depth)
+    except ValueError:
+        return '?'
+    return '%s:%d' % (frame.f_code.co_filename, frame.f_lineno)
+
+
 # --- element types ------------------------------------------------------------
 
 _TYPESTR = re.compile(r'^([<>|=])?([biufc])(\d+)$')
@@ -98,9 +242,9 @@ _NAMES = {
     'complex64': 'c8', 'complex128': 'c16',
 }
 _NATIVE = '<' if sys.byteorder == 'little' else '>'
-# struct formats for typed memoryviews
+# struct formats that memoryview.cast() takes (3.11: not 'e', no complex)
 _FORMATS = {'b1': '?', 'i1': 'b', 'u1': 'B', 'i2': 'h', 'u2': 'H', 'i4': 'i',
-            'u4': 'I', 'i8': 'q', 'u8': 'Q', 'f2': 'e', 'f4': 'f', 'f8': 'd'}
+            'u4': 'I', 'i8': 'q', 'u8': 'Q', 'f4': 'f', 'f8': 'd'}
 # DLPack type codes
 _DL_CODES = {'i': 0, 'u': 1, 'f': 2, 'c': 5, 'b': 6}
 
@@ -147,16 +291,22 @@ def _parse_shape(shape, itemsize, available):
     return shape
 
 
+def _cpu_error(kind, use):
+    return _error(Ds.Error.INVALID_ARGUMENT, 'A %s block is not addressable by the CPU; %s'
+                  % (kind.value_nick, use))
+
+
 # --- exports -------------------------------------------------------------------
 
-class BlockView:
+class BlockView(_gi_ds.View):
     """A typed, zero-copy view of a ``Ds.Block``'s memory: an export.
 
     Made by ``block.view(dtype, shape, offset)``. While a view (or anything
     made from it: a NumPy array, a memoryview, a consumer of its CUDA array
-    interface) is alive, the block's scratchpad is not released:
-    ``Scratchpad.release()`` and leaving ``with`` raise ``BufferError``. Drop
-    the view and what was made from it (``del``) to release.
+    interface or DLPack capsule) is alive, the block's scratchpad is not
+    released: ``Scratchpad.release()`` and leaving ``with`` raise
+    ``BufferError``. Drop the view and what was made from it (``del``) to
+    release.
 
     A view speaks every protocol its memory kind allows:
 
@@ -164,25 +314,28 @@ class BlockView:
       (``numpy.asarray(view)``), ``view.numpy()``, ``view.memoryview()``;
     - pinned, device and managed memory: ``__cuda_array_interface__``
       (version 3, with the scratchpad's stream), for CuPy, Numba, PyTorch;
-    - all kinds: DLPack (``__dlpack__``, ``__dlpack_device__``), e.g.
-      ``numpy.from_dlpack(view)`` for host memory, ``torch.from_dlpack``.
+    - all kinds: DLPack (``__dlpack__``, ``__dlpack_device__``): host and
+      pinned memory as kDLCPU (``numpy.from_dlpack``, ``torch.from_dlpack``
+      give CPU arrays), device and managed memory as kDLCUDA
+      (``torch.from_dlpack``, ``cupy.from_dlpack``); ``dl_device=`` asks for
+      kDLCUDAHost or kDLCUDA for pinned, kDLCUDAManaged or kDLCPU for
+      managed memory.
 
     Only C-contiguous views are made; ``shape``, ``typestr``, ``itemsize``,
     ``nbytes``, ``kind`` and ``address`` describe it.
     """
 
-    __slots__ = ('_export', 'address', 'kind', 'typestr', 'itemsize',
-                 'shape', 'nbytes', '__weakref__')
+    __slots__ = ('typestr', 'itemsize', '_block', '_offset', '__weakref__')
 
     def __init__(self, block: Block, dtype='u1', shape: int | tuple | None = None,
-                 offset: int = 0) -> None:
+                 offset: int = 0, *, what: str = 'a Ds.BlockView', where: str | None = None) -> None:
         # Raises GLib.Error (Ds.Error.INVALID_ARGUMENT) for a block whose
         # scratchpad was released.
-        export = _block_export(block)
-        typestr, itemsize, _ = _parse_dtype(dtype)
-        size = block.get_size()
-        offset = operator.index(offset)
-        if offset < 0 or offset > size:
+        export = _Export(block, what, where or _where())
+        typestr, itemsize, kind = _parse_dtype(dtype)
+        size = export.size
+        offset = _count(offset, 'offset')
+        if offset > size:
             raise _error(Ds.Error.INVALID_ARGUMENT,
                          'Offset %d is outside the block of %d bytes' % (offset, size))
         shape = _parse_shape(shape, itemsize, size - offset)
@@ -193,26 +346,35 @@ class BlockView:
             raise _error(Ds.Error.INVALID_ARGUMENT,
                          'A view of shape %r of %s (%d bytes) at offset %d does not '
                          'fit the block of %d bytes' % (shape, typestr, nbytes, offset, size))
-        self._export = export
-        self.address = Ds.Block.get_address(self._export) + offset
-        self.kind = block.get_kind()
+        super().__init__(export, offset, shape, _DL_CODES[kind], itemsize * 8,
+                         typestr[0] in ('|', _NATIVE))
         self.typestr = typestr
         self.itemsize = itemsize
-        self.shape = shape
-        self.nbytes = nbytes
+        self._block = block
+        self._offset = offset
 
     def __repr__(self) -> str:
         return '<Ds.BlockView %s %s %r at 0x%x>' % (self.kind.value_nick, self.typestr,
                                                   self.shape, self.address)
 
     @property
+    def kind(self) -> MemoryKind:
+        """The kind of memory (a ``Ds.MemoryKind``)."""
+        return _KINDS[self._kind]
+
+    @property
     def block(self) -> Block:
-        """The export (a ``Ds.Block``) this view holds."""
-        return self._export
+        """The ``Ds.Block`` this view was made from."""
+        return self._block
+
+    def _again(self, what, where):
+        """Another view of the same memory with an export of its own."""
+        return BlockView(self._block, self.typestr, self.shape, self._offset,
+                         what=what, where=where)
 
     def _stream(self) -> int | None:
         """The CUDA stream the scratchpad works in, as CAI/DLPack want it."""
-        order = self._export.get_scratchpad().get_device_order()
+        order = self._block.get_scratchpad().get_device_order()
         if not order.is_device():
             return None
         handle = order.get_stream_handle()
@@ -226,6 +388,17 @@ class BlockView:
                                  % self.kind.value_nick)
         return {'shape': self.shape, 'typestr': self.typestr,
                 'data': (self.address, False), 'strides': None, 'version': 3}
+
+    def __array__(self, dtype=None, copy=None) -> 'numpy.ndarray':
+        """``numpy.asarray(view)``: zero-copy for host-visible kinds (through
+        the array interface); a device view raises ``TypeError``."""
+        if self.kind not in _HOST_VISIBLE:
+            raise TypeError('a device block is not addressable by the CPU: copy it out '
+                            'with block.tobytes(), or give it to a GPU array library '
+                            '(__cuda_array_interface__, DLPack)')
+        import numpy
+        array = numpy.asarray(self)
+        return array if dtype is None else array.astype(dtype, copy=False)
 
     @property
     def __cuda_array_interface__(self) -> dict:
@@ -242,157 +415,49 @@ class BlockView:
                 'data': (self.address, False), 'strides': None, 'version': 3,
                 'stream': self._stream()}
 
-    def __dlpack_device__(self) -> tuple[int, int]:
-        """(device type, device id) as DLPack numbers them."""
-        device = max(self._export.get_scratchpad().get_device_order().get_device(), 0)
-        return {HOST: (_kDLCPU, 0), PINNED: (_kDLCUDAHost, 0),
-                DEVICE: (_kDLCUDA, device), MANAGED: (_kDLCUDAManaged, device)}[self.kind]
-
-    def __dlpack__(self, *, stream: int | None = None, max_version: tuple | None = None,
-                   dl_device: tuple | None = None, copy: bool | None = None) -> object:
-        """A DLPack capsule ("dltensor") of this view.
-
-        The capsule holds its own export: the memory stays until the consumer
-        calls the deleter (or the unconsumed capsule is collected). For CUDA
-        memory, ``stream`` is the consumer's stream (None: the legacy default
-        stream, -1: no synchronisation); the consumer's stream is made to
-        wait for the scratchpad's.
-        """
-        if copy:
-            raise BufferError('Ds.BlockView.__dlpack__ cannot copy')
-        device = self.__dlpack_device__()
-        if dl_device is not None and tuple(dl_device) != device:
-            raise BufferError('Ds.BlockView is on DLPack device %r, not %r' % (device, dl_device))
-        if device[0] == _kDLCPU:
-            if stream not in (None, -1):
-                raise BufferError('stream must be None for memory on the CPU, not %r' % (stream,))
-        elif stream != -1:
-            _order_consumer(self._export, stream)
-        return _dlpack_capsule(self)
-
     def numpy(self) -> 'numpy.ndarray':
-        """A NumPy array of this view (zero-copy, writable); host-visible kinds."""
+        """A NumPy array of this view (zero-copy, writable, an export of its
+        own); host-visible kinds."""
         if self.kind not in _HOST_VISIBLE:
-            raise _error(Ds.Error.INVALID_ARGUMENT,
-                         'A %s block is not addressable by the CPU; use '
-                         '__cuda_array_interface__ or DLPack' % self.kind.value_nick)
+            raise _cpu_error(self.kind, 'use __cuda_array_interface__ or DLPack')
         import numpy
-        return numpy.asarray(self)
+        return numpy.asarray(self._again('a NumPy array', _where()))
 
     def memoryview(self) -> memoryview:
-        """A writable, zero-copy memoryview of this view; host-visible kinds.
+        """A writable, zero-copy memoryview of this view (an export of its
+        own); host-visible kinds.
 
-        Typed (``format``/``shape``) where the struct module knows the type,
-        bytes otherwise.
+        Typed (``format``/``shape``) where the struct module knows the type;
+        float16 and complex views are typed through NumPy when it is there
+        (Python 3.11's memoryview cannot cast to them), bytes otherwise.
         """
+        return self._memoryview(_where())
+
+    def _memoryview(self, where, own=None):
         if self.kind not in _HOST_VISIBLE:
-            raise _error(Ds.Error.INVALID_ARGUMENT,
-                         'A %s block is not addressable by the CPU; use read()/'
-                         'write(), __cuda_array_interface__ or DLPack'
-                         % self.kind.value_nick)
-        array = (ctypes.c_ubyte * self.nbytes).from_address(self.address)
-        array._ds_export = self._export
+            raise _cpu_error(self.kind, 'use read()/write(), __cuda_array_interface__ or DLPack')
+        if own is None:
+            own = self._again('a memoryview', where)
+        array = (ctypes.c_ubyte * own.nbytes).from_address(own.address)
+        array._ds_export = own
         view = memoryview(array).cast('B')
+        if own.nbytes == 0 or self.typestr == '|u1':
+            return view
+        native = self.typestr[0] in ('|', _NATIVE)
         fmt = _FORMATS.get(self.typestr[1:])
-        if fmt is not None and self.typestr[0] in ('|', _NATIVE):
-            view = view.cast(fmt, self.shape) if self.nbytes else view
+        if fmt is not None and native:
+            return view.cast(fmt, self.shape)
+        np = sys.modules.get('numpy')
+        if np is not None:
+            return memoryview(np.frombuffer(view, self.typestr).reshape(self.shape))
         return view
 
 
-# DLPack, through ctypes: DLManagedTensor in a PyCapsule named "dltensor".
-_kDLCPU, _kDLCUDA, _kDLCUDAHost, _kDLCUDAManaged = 1, 2, 3, 13
-
-
-class _DLDevice(ctypes.Structure):
-    _fields_ = [('device_type', ctypes.c_int32), ('device_id', ctypes.c_int32)]
-
-
-class _DLDataType(ctypes.Structure):
-    _fields_ = [('code', ctypes.c_uint8), ('bits', ctypes.c_uint8), ('lanes', ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [('data', ctypes.c_void_p), ('device', _DLDevice), ('ndim', ctypes.c_int32),
-                ('dtype', _DLDataType), ('shape', ctypes.POINTER(ctypes.c_int64)),
-                ('strides', ctypes.POINTER(ctypes.c_int64)), ('byte_offset', ctypes.c_uint64)]
-
-
-_DLDeleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-
-
-class _DLManagedTensor(ctypes.Structure):
-    _fields_ = [('dl_tensor', _DLTensor), ('manager_ctx', ctypes.c_void_p),
-                ('deleter', _DLDeleter)]
-
-
-_dl_live = {}  # address of a DLManagedTensor -> what keeps it and its memory
-
-
-def _dl_delete(address):
-    live = _dl_live
-    if live is not None:
-        live.pop(address, None)
-
-
-_dl_deleter = _DLDeleter(_dl_delete)
-_DLTENSOR = ctypes.create_string_buffer(b'dltensor')
-# Private prototypes: ctypes.pythonapi.X is one object shared by every module,
-# and another module's argtypes for it would change ours.
-_PyCapsule_New = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p,
-                                   ctypes.c_void_p)(('PyCapsule_New', ctypes.pythonapi))
-_PyCapsule_IsValid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(
-    ('PyCapsule_IsValid', ctypes.pythonapi))
-_PyCapsule_GetPointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
-    ('PyCapsule_GetPointer', ctypes.pythonapi))
-
-
-def _capsule_destructor(capsule):
-    # A capsule still named "dltensor" was never consumed: its tensor is
-    # still ours to delete. (A consumer renames it "used_dltensor" and calls
-    # the deleter itself.)
-    if _PyCapsule_IsValid(capsule, b'dltensor'):
-        _dl_delete(_PyCapsule_GetPointer(capsule, b'dltensor'))
-
-
-_capsule_destructor_c = _DLDeleter(_capsule_destructor)
-
-
-def _dlpack_capsule(view):
-    _, _, kind = _parse_dtype(view.typestr)
-    if view.typestr[0] not in ('|', _NATIVE):
-        raise BufferError('DLPack has no byte order: %s is not native' % view.typestr)
-    managed = _DLManagedTensor()
-    shape = (ctypes.c_int64 * max(len(view.shape), 1))(*view.shape)
-    device_type, device_id = view.__dlpack_device__()
-    tensor = managed.dl_tensor
-    tensor.data = view.address
-    tensor.device = _DLDevice(device_type, device_id)
-    tensor.ndim = len(view.shape)
-    tensor.dtype = _DLDataType(_DL_CODES[kind], view.itemsize * 8, 1)
-    tensor.shape = shape
-    tensor.strides = None
-    tensor.byte_offset = 0
-    managed.deleter = _dl_deleter
-    address = ctypes.addressof(managed)
-    # The entry keeps the struct, the shape and an export of the memory
-    # until the deleter runs.
-    _dl_live[address] = (managed, shape, Ds.Block.export(view.block))
-    return _PyCapsule_New(address, ctypes.addressof(_DLTENSOR), _capsule_destructor_c)
-
-
-def _order_consumer(block, stream):
-    """Makes the consumer's stream wait for the scratchpad's (DLPack)."""
-    producer = block.get_scratchpad().get_device_order()
-    if not producer.is_device():
-        return  # host order: the scratchpad's work is done when it returns
-    handle = 0 if stream is None else operator.index(stream)
-    if handle == 1:
-        handle = 0
-    consumer = Ds.AccessOrder.new_for_handle(handle, producer.get_device())
-    consumer.wait(producer)
-
-
 # --- Ds.Block ------------------------------------------------------------------
+
+_CAI_USE = ('a consumer such as cupy.asarray(), torch.as_tensor() or '
+            'numba.cuda.as_cuda_array() keeps it, or a hasattr() probe read it')
+
 
 @override
 class Block(Ds.Block):
@@ -401,14 +466,15 @@ class Block(Ds.Block):
     A block keeps its scratchpad alive and is valid until that scratchpad is
     released; afterwards every method that would touch the memory raises
     ``GLib.Error`` with ``Ds.Error.INVALID_ARGUMENT``. Zero-copy views
-    (``memoryview()``, ``numpy()``, ``view()``, ``__cuda_array_interface__``,
-    ``__dlpack__``) are exports: they keep the memory from being released.
+    (``memoryview()``, ``numpy()``, ``numpy.asarray(block)``, ``view()``,
+    ``__cuda_array_interface__``, ``__dlpack__``) are exports: they keep the
+    memory from being released.
     """
 
     def __repr__(self) -> str:
         return '<Ds.Block %s %d bytes%s>' % (
             self.get_kind().value_nick, self.get_size(),
-            (' at 0x%x' % Ds.Block.get_address(self)) if self.is_valid() else ' (released)')
+            (' at 0x%x' % _block_get_address(self)) if self.is_valid() else ' (released)')
 
     def get_address(self) -> int:
         """The address as an int; raises GLib.Error once the block is invalid."""
@@ -419,17 +485,42 @@ class Block(Ds.Block):
 
     def write(self, offset: int, data: bytes | bytearray | memoryview | GLib.Bytes) -> bool:
         """Copies ``data`` (any bytes-like object, or GLib.Bytes) in at ``offset``."""
-        if type(data) is bytes:
-            return _block_write_data(self, offset, data)
+        if type(offset) is not int or not 0 <= offset <= _GSIZE_MAX:
+            offset = _count(offset, 'offset')
         if isinstance(data, _Bytes):
             return _block_write(self, offset, data)
-        return _block_write_data(self, offset, _as_bytes(data))
+        done = _write(self, offset, data)
+        if done is NotImplemented:      # not C-contiguous, or no buffer at all
+            done = _write(self, offset, _as_bytes(data))
+        return done
+
+    def write_data(self, offset: int, data: bytes) -> bool:
+        """Copies ``data`` (bytes-like) in at ``offset``; see ``write()``."""
+        return self.write(offset, data)
+
+    def read(self, offset: int, length: int) -> GLib.Bytes:
+        """A copy of ``length`` bytes at ``offset`` as GLib.Bytes (every kind;
+        ``tobytes()`` gives ``bytes``)."""
+        return _block_read(self, _count(offset, 'offset'), _count(length, 'length'))
 
     def tobytes(self, offset: int = 0, length: int | None = None) -> bytes:
-        """A copy of the bytes as ``bytes`` (every kind; see ``read()``)."""
+        """A copy of the bytes from ``offset`` (to the end, or ``length`` of
+        them) as ``bytes``, for every kind; a range outside the block is
+        ``GLib.Error`` ``INVALID_ARGUMENT``."""
+        if type(offset) is not int or not 0 <= offset <= _GSIZE_MAX:
+            offset = _count(offset, 'offset')
         if length is None:
-            length = self.get_size() - offset
-        return _block_read(self, offset, length).get_data()
+            length = max(self.get_size() - offset, 0)
+        elif type(length) is not int or not 0 <= length <= _GSIZE_MAX:
+            length = _count(length, 'length')
+        return _read(self, offset, length)
+
+    def fill(self, value: int) -> bool:
+        """Sets every byte to ``value`` (0..255)."""
+        value = _count(value, 'value')
+        if value > 255:
+            raise _error(Ds.Error.INVALID_ARGUMENT, 'Value %d is not a byte (0..255)' % value)
+        return _block_fill(self, value)
 
     def view(self, dtype='u1', shape: int | tuple | None = None,
              offset: int = 0) -> BlockView:
@@ -439,60 +530,147 @@ class Block(Ds.Block):
         ``shape`` an int or a tuple (default: as many items as fit); the
         view starts ``offset`` bytes into the block.
         """
-        return BlockView(self, dtype, shape, offset)
+        return BlockView(self, dtype, shape, offset, where=_where())
 
     def numpy(self, dtype='u1', shape: int | tuple | None = None,
               offset: int = 0) -> 'numpy.ndarray':
         """A NumPy array of the memory (zero-copy, writable), for host,
         pinned and managed blocks. The array is an export: while it lives,
         the scratchpad cannot be released."""
-        return BlockView(self, dtype, shape, offset).numpy()
+        where = _where()
+        view = BlockView(self, dtype, shape, offset, what='a NumPy array', where=where)
+        if view.kind not in _HOST_VISIBLE:
+            raise _cpu_error(view.kind, 'use __cuda_array_interface__ or DLPack')
+        import numpy
+        return numpy.asarray(view)
+
+    def __array__(self, dtype=None, copy=None) -> 'numpy.ndarray':
+        """``numpy.asarray(block)``: a zero-copy uint8 array of a host, pinned
+        or managed block (an export, like ``numpy()``); a device block
+        raises ``TypeError``."""
+        kind = self.get_kind()
+        if kind not in _HOST_VISIBLE:
+            raise TypeError('a device block is not addressable by the CPU: copy it out '
+                            'with block.tobytes(), or give it to a GPU array library '
+                            '(__cuda_array_interface__, DLPack)')
+        import numpy
+        array = numpy.asarray(BlockView(self, what='a NumPy array (numpy.asarray(block))',
+                                        where=_where()))
+        return array if dtype is None else array.astype(dtype, copy=False)
 
     def memoryview(self) -> memoryview:
         """A writable, zero-copy memoryview of the bytes (host, pinned and
         managed blocks); an export, like ``numpy()``."""
-        return BlockView(self).memoryview()
+        where = _where()
+        view = BlockView(self, what='a memoryview', where=where)
+        return view._memoryview(where, own=view)
 
     @property
     def __cuda_array_interface__(self) -> dict:
         """The CUDA array interface (v3, bytes) of a pinned, device or
-        managed block. The block (this Python object) becomes an export
-        until it is gone, since a consumer holds on to it, not to a view."""
-        if self.get_kind() not in _DEVICE_VISIBLE:
-            raise AttributeError('a %s block is not addressable by the GPU'
-                                 % self.get_kind().value_nick)
-        view = self.__dict__.get('_ds_cai_view')
-        if view is None:
-            view = self.__dict__['_ds_cai_view'] = BlockView(self)
-        return view.__cuda_array_interface__
+        managed block.
 
-    def __dlpack__(self, **kwargs) -> object:
-        """A DLPack capsule of the bytes (see ``Ds.BlockView.__dlpack__``)."""
-        return BlockView(self).__dlpack__(**kwargs)
+        A consumer (CuPy, PyTorch, Numba) keeps the object it read this
+        from, so reading it makes the block an export while the Block object
+        lives. A release from a function where nothing but that function's
+        own variables refers to the block (the consumer gone) does not
+        count it, since the block itself checks that it is valid at every
+        use. ``block.view()`` gives a consumer an object of its own.
+        """
+        kind = self.get_kind()
+        if kind not in _DEVICE_VISIBLE:
+            raise AttributeError('a %s block is not addressable by the GPU' % kind.value_nick)
+        pin = self.__dict__.get('_ds_cai')
+        if pin is None:
+            pin = _Export(self, weakref.ref(self), _where())
+            self.__dict__['_ds_cai'] = pin
+        order = self.get_scratchpad().get_device_order()
+        stream = None
+        if order.is_device():
+            stream = order.get_stream_handle() or 1
+        return {'shape': (pin.size,), 'typestr': '|u1', 'data': (pin.address, False),
+                'strides': None, 'version': 3, 'stream': stream}
+
+    # Implemented in gi.overrides._gi_ds (installed over these at import).
+    def __dlpack__(self, *, stream: int | None = None, max_version: tuple | None = None,
+                   dl_device: tuple | None = None, copy: bool | None = None) -> object:
+        """A DLPack capsule ("dltensor") of the block's bytes (uint8).
+
+        The tensor holds an export of the block until the consumer calls its
+        deleter (or the unconsumed capsule is collected). Host and pinned
+        memory are on kDLCPU, device and managed memory on kDLCUDA;
+        ``dl_device`` asks for kDLCUDAHost (3) or kDLCUDA for pinned memory,
+        kDLCUDAManaged (13) or kDLCPU for managed memory. A GPU consumer's
+        ``stream`` (None: the legacy default stream, -1: no ordering) is
+        made to wait for the scratchpad's device order; for a CPU consumer
+        of pinned or managed memory the host waits for it.
+        """
+        raise NotImplementedError
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        """(DLPack device type, device id) of the block's memory."""
-        return BlockView(self).__dlpack_device__()
+        """(DLPack device type, device id) of the block's memory: (1, 0) for
+        host and pinned memory, (2, device) for device and managed memory."""
+        raise NotImplementedError
 
 
 Block = override(Block)
+_gi_ds.setup(Block, _error_from)
 __all__ += ['Block', 'BlockView']
 
 
 # --- Ds.Scratchpad --------------------------------------------------------------
 
-_tls = threading.local()
+_CO_OPTIMIZED = 0x0001
 
 
-def _chain_resource_error(error):
-    """The exception a Python resource raised behind @error, if any. (The
-    scratchpad puts the request it was serving in front of the resource's
-    message.)"""
-    pending = getattr(_tls, 'pending', None)
-    if pending is not None and error.message.endswith(pending[0]):
-        _tls.pending = None
-        return pending[1]
-    return None
+def _unpin_if_local(pin, frame):
+    """Drops the CUDA-array-interface pin of the block @pin refers to (a
+    weak reference) when nothing but variables of @frame, the frame that
+    releases, refers to the block: a consumer that kept the block would be
+    one more reference, and the block itself checks that it is valid at
+    every use."""
+    block = pin()
+    if block is None or frame is None:
+        return
+    optimized = frame.f_code.co_flags & _CO_OPTIMIZED
+    namespace = frame.f_locals      # of a function: a snapshot kept on the frame
+    names = [name for name, value in namespace.items() if value is block]
+    if not names:
+        return
+    # Less getrefcount's argument and our variable, the references are the
+    # frame's: a function's variables twice (its slots or cells, and the
+    # snapshot), a module's or class body's once.
+    only_local = sys.getrefcount(block) - 2 == len(names) * (2 if optimized else 1)
+    if optimized:
+        for name in names:      # the snapshot must not outlive the pin
+            del namespace[name]
+    if only_local:
+        del block.__dict__['_ds_cai']
+
+
+def _describe_exports(n, exports, tensors):
+    lines = []
+    for e in exports:
+        kind = _KINDS[e.kind].value_nick
+        if isinstance(e.what, weakref.ref):
+            lines.append('the Ds.Block of %d bytes of %s memory at 0x%x whose '
+                         '__cuda_array_interface__ was read at %s: %s; drop what refers '
+                         'to the block, or give consumers block.view()'
+                         % (e.size, kind, e.address, e.where, _CAI_USE))
+        else:
+            lines.append('%s of %d bytes of %s memory at 0x%x, made at %s'
+                         % (e.what or 'an export', e.size, kind, e.address, e.where))
+    for t in tensors:
+        lines.append('a DLPack tensor of shape %r at 0x%x on DLPack device %r: an '
+                     'unconsumed capsule, or what a consumer made of it '
+                     '(numpy.from_dlpack(), torch.from_dlpack(), ...)'
+                     % (t['shape'], t['address'], t['device']))
+    other = n - len(exports) - len(tensors)
+    if other > 0:
+        lines.append('%d export(s) made outside Python (ds_block_export() in C)' % other)
+    return BufferError(
+        'cannot release a Ds.Scratchpad while %d export(s) of its blocks are alive; '
+        'drop them first (del, or leave their with):\n  - %s' % (n, '\n  - '.join(lines)))
 
 
 @override
@@ -502,11 +680,11 @@ class Scratchpad(Ds.Scratchpad):
     scratchpad is finalized.
 
     ``with Ds.Scratchpad(device_order=order) as sp:`` releases at the end.
-    ``release()`` raises ``BufferError`` while exports of its blocks
-    (memoryviews, NumPy arrays, views, DLPack capsules, CUDA array interface
-    consumers) are alive; ``get_n_exports()`` counts them. A scratchpad
-    takes no Python attributes. One scratchpad is used by one thread at a
-    time.
+    ``release()`` raises ``BufferError``, naming them, while exports of its
+    blocks (memoryviews, NumPy arrays, views, DLPack capsules, CUDA array
+    interface consumers) are alive; ``get_n_exports()`` counts them. A
+    scratchpad takes no Python attributes. One scratchpad is used by one
+    thread at a time.
     """
 
     def __setattr__(self, name: str, value) -> None:
@@ -530,45 +708,67 @@ class Scratchpad(Ds.Scratchpad):
             # memory (until the next release() or the scratchpad's end)
             # rather than hide the exception behind a BufferError.
             return False
-        self.release()
+        self._release(sys._getframe(1))
         return False
 
     def release(self) -> None:
         """Gives all memory back now, in stream order; the scratchpad stays
         usable. Raises ``BufferError`` (and releases nothing) while exports
-        of its blocks are alive."""
-        n = _scratchpad_get_n_exports(self)
-        if n:
-            raise BufferError(
-                'cannot release a Ds.Scratchpad while %d export(s) of its blocks '
-                '(memoryviews, NumPy arrays, Ds.BlockViews, DLPack capsules, CUDA '
-                'array interface consumers) are alive; drop them first' % n)
-        _scratchpad_release(self)
+        of its blocks are alive; its message names each of them and where
+        it was made."""
+        self._release(sys._getframe(1))
+
+    def _release(self, frame):
+        if _release(self):      # exports are alive: nothing was released
+            for pin in [e.what for e in _gi_ds.exports_of(self) if isinstance(e.what, weakref.ref)]:
+                _unpin_if_local(pin, frame)
+            n = _release(self)
+            if n:
+                raise _describe_exports(n, _gi_ds.exports_of(self), _gi_ds.tensors_of(self))
+        if _pending:
+            _raise_pending()
 
     def alloc(self, kind: MemoryKind, size: int, alignment: int = 0) -> Block | None:
         """Allocates ``size`` bytes of ``kind`` memory as a ``Ds.Block``
         (``None`` for size 0). ``alignment`` is a power of two, 0 for 16.
-        Raises ``GLib.Error`` (Ds.Error domain); when a Python upstream
-        resource raised, its exception is the error's ``__cause__``."""
+        Raises ``GLib.Error`` (Ds.Error domain; out of memory is also a
+        ``MemoryError``), ``TypeError`` for a size that is not an int; when a
+        Python upstream resource raised, its exception is the error's
+        ``__cause__`` (a ``KeyboardInterrupt`` or ``SystemExit`` is raised
+        as it is)."""
+        # PyGObject truncates a float: check the types first. What it
+        # refuses (an unknown kind, a negative size) is checked again to
+        # give the errors C gives.
+        if type(size) is not int or type(alignment) is not int:
+            size, alignment = _count(size, 'size'), _count(alignment, 'alignment')
         try:
-            return _scratchpad_alloc(self, kind, size, alignment)
+            block = _scratchpad_alloc(self, kind, size, alignment)
         except _GError as e:
-            cause = _chain_resource_error(e)
-            if cause is not None:
-                raise e from cause
-            raise
+            raise _failed(e)
+        except (TypeError, ValueError, OverflowError):
+            kind, size, alignment = (_kind(kind), _count(size, 'size'),
+                                     _count(alignment, 'alignment'))
+            try:
+                block = _scratchpad_alloc(self, kind, size, alignment)
+            except _GError as e:
+                raise _failed(e)
+        if _pending:
+            _raise_pending()
+        return block
 
     def to_device(self, data: bytes | bytearray | memoryview,
                   alignment: int = 0) -> Block | None:
         """Uploads a copy of ``data`` (bytes-like) into device scratch in the
         device order (DALI's ToGPU) and returns the device ``Ds.Block``."""
+        data = _as_bytes(data)
+        alignment = _count(alignment, 'alignment')
         try:
-            return Ds.Scratchpad.to_device(self, _as_bytes(data), alignment)
+            block = _scratchpad_to_device(self, data, alignment)
         except _GError as e:
-            cause = _chain_resource_error(e)
-            if cause is not None:
-                raise e from cause
-            raise
+            raise _failed(e)
+        if _pending:
+            _raise_pending()
+        return block
 
     def to_contiguous_device(self, arrays: list, alignment: int = 0
                              ) -> tuple[Block | None, list[Block | None]]:
@@ -577,13 +777,14 @@ class Scratchpad(Ds.Scratchpad):
         block and one block per array (``None`` for an empty one)."""
         data = [a if isinstance(a, _Bytes) else _Bytes.new(_as_bytes(a, 'arrays[%d]' % i))
                 for i, a in enumerate(arrays)]
+        alignment = _count(alignment, 'alignment')
         try:
-            return Ds.Scratchpad.to_contiguous_device(self, data, alignment)
+            blocks = _scratchpad_to_contiguous_device(self, data, alignment)
         except _GError as e:
-            cause = _chain_resource_error(e)
-            if cause is not None:
-                raise e from cause
-            raise
+            raise _failed(e)
+        if _pending:
+            _raise_pending()
+        return blocks
 
 
 Scratchpad = override(Scratchpad)
@@ -599,7 +800,8 @@ def _stream_handle(stream):
         return 0, device
     if isinstance(stream, bool):
         raise TypeError('a CUDA stream, not a bool')
-    if isinstance(stream, int):
+    if isinstance(stream, int) or (not isinstance(stream, float) and
+                                   hasattr(type(stream), '__index__')):
         handle = stream
     else:
         protocol = getattr(stream, '__cuda_stream__', None)
@@ -642,7 +844,10 @@ def _stream_handle(stream):
 
 @override
 class AccessOrder(Ds.AccessOrder):
-    """Host order, or a CUDA stream on a device (``from_stream``)."""
+    """Host order, or a CUDA stream on a device (``from_stream``).
+
+    Orders compare by value (``==`` is ``equal()``) and hash alike when
+    equal."""
 
     @classmethod
     def from_stream(cls, stream: object = None, device: int = -1) -> AccessOrder:
@@ -659,6 +864,24 @@ class AccessOrder(Ds.AccessOrder):
         if device == -1:
             device = stream_device
         return Ds.AccessOrder.new_for_handle(handle, device)
+
+    def __eq__(self, other) -> bool:
+        """Whether both are the same order (``equal()``)."""
+        if not isinstance(other, Ds.AccessOrder):
+            return NotImplemented
+        return self.equal(other)
+
+    def __ne__(self, other) -> bool:
+        """Whether the orders differ (``not equal()``)."""
+        if not isinstance(other, Ds.AccessOrder):
+            return NotImplemented
+        return not self.equal(other)
+
+    def __hash__(self) -> int:
+        """Equal orders hash alike: by kind, stream handle and device."""
+        if self.is_device():
+            return hash(('stream', self.get_stream_handle(), self.get_device()))
+        return hash(('host' if self.is_host() else 'unset',))
 
     def __repr__(self) -> str:
         if self.is_host():
@@ -684,7 +907,7 @@ class LeakWarning(RuntimeWarning):
 __all__.append('LeakWarning')
 
 
-def _where(exc):
+def _raised_at(exc):
     tb = traceback.extract_tb(exc.__traceback__)
     return (' (at %s:%d)' % (tb[-1].filename, tb[-1].lineno)) if tb else ''
 
@@ -700,31 +923,102 @@ def _implementation(obj, name):
     raise AttributeError(name)
 
 
+def _in_entry_point():
+    """Whether a call the override made (Scratchpad.alloc, release, ...) is
+    on this thread's stack: it raises what the resource raised."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code in _ENTRY_POINTS:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _note(vfunc, exc, message):
+    """Keeps what a resource's @vfunc raised for the entry point that
+    called it; without one, a KeyboardInterrupt and the like is reported
+    as unraisable (as Python does for __del__)."""
+    if _in_entry_point():
+        _pending[_get_ident()] = (vfunc, exc, message)
+    elif not isinstance(exc, Exception):
+        sys.unraisablehook(_Unraisable(exc, message))
+
+
+class _Unraisable:
+    """What sys.unraisablehook takes (its type is not importable)."""
+
+    def __init__(self, exc, message):
+        self.exc_type = type(exc)
+        self.exc_value = exc
+        self.exc_traceback = exc.__traceback__
+        self.err_msg = 'Exception ignored in a Ds.MemoryResource: %s' % message
+        self.object = None
+
+
+def _wrap_get_kind(func):
+    def do_get_kind(self):
+        try:
+            kind = _implementation(self, 'do_get_kind')(self)
+            if type(kind) is not _MemoryKind:
+                value = operator.index(kind)
+                if not 0 <= value < len(_KINDS):
+                    raise ValueError('%d is not a Ds.MemoryKind' % value)
+                kind = _KINDS[value]
+        except BaseException as e:
+            message = ('%s.do_get_kind raised %s: %s%s; a resource that cannot say its '
+                       'kind is not used' % (type(self).__qualname__, type(e).__name__, e,
+                                             _raised_at(e)))
+            self.__dict__['_ds_no_kind'] = message
+            _note('do_get_kind', e, message)
+            # PyGObject wants a kind; do_allocate refuses while this stands.
+            return HOST
+        self.__dict__.pop('_ds_no_kind', None)
+        return kind
+    return _wrapped(do_get_kind, func)
+
+
+def _wrapped(wrapper, func):
+    wrapper.__name__ = func.__name__
+    wrapper.__qualname__ = func.__qualname__
+    wrapper.__doc__ = func.__doc__
+    wrapper.__wrapped__ = func
+    return wrapper
+
+
 def _wrap_allocate(name, func):
     def do_allocate(self, size, alignment, *args):
+        no_kind = self.__dict__.get('_ds_no_kind')
+        if no_kind is not None:
+            raise _error(Ds.Error.INVALID_ARGUMENT, no_kind)
         try:
             address = _implementation(self, name)(self, size, alignment, *args)
         except _GError:
             raise
-        except Exception as e:
+        except BaseException as e:
             message = '%s.%s raised %s: %s%s' % (type(self).__qualname__, name,
-                                                 type(e).__name__, e, _where(e))
-            _tls.pending = (message, e)
-            raise _error(Ds.Error.OUT_OF_MEMORY, message) from e
-        if isinstance(address, bool) or not isinstance(address, int) or address <= 0:
-            message = ('%s.%s returned %r, not an address (an int > 0); raise '
-                       'GLib.Error for a failure' % (type(self).__qualname__, name, address))
-            raise _error(Ds.Error.OUT_OF_MEMORY, message)
+                                                 type(e).__name__, e, _raised_at(e))
+            _note(name, e, message)
+            raise _error(Ds.Error.OUT_OF_MEMORY, message) from None
+        if type(address) is not int:
+            value = None
+            if not isinstance(address, (bool, float)) and hasattr(type(address), '__index__'):
+                value = operator.index(address)
+            if value is None:
+                raise _error(Ds.Error.OUT_OF_MEMORY,
+                             '%s.%s returned %r (%s), not an address (an int > 0); raise '
+                             'GLib.Error for a failure' % (type(self).__qualname__, name,
+                                                           address, type(address).__name__))
+            address = value
+        if not 0 < address <= _GSIZE_MAX:
+            raise _error(Ds.Error.OUT_OF_MEMORY,
+                         '%s.%s returned %d, not an address (an int > 0); raise '
+                         'GLib.Error for a failure' % (type(self).__qualname__, name, address))
         if alignment and address % alignment:
-            message = ('%s.%s returned 0x%x, which is not aligned to %d'
-                       % (type(self).__qualname__, name, address, alignment))
-            raise _error(Ds.Error.INVALID_ARGUMENT, message)
+            raise _error(Ds.Error.INVALID_ARGUMENT,
+                         '%s.%s returned 0x%x, which is not aligned to %d'
+                         % (type(self).__qualname__, name, address, alignment))
         return address
-    do_allocate.__name__ = name
-    do_allocate.__qualname__ = func.__qualname__
-    do_allocate.__doc__ = func.__doc__
-    do_allocate.__wrapped__ = func
-    return do_allocate
+    return _wrapped(do_allocate, func)
 
 
 def _wrap_deallocate(name, func):
@@ -734,7 +1028,7 @@ def _wrap_deallocate(name, func):
         except Exception as e:
             w = LeakWarning('%s.%s raised %s: %s%s; the %d bytes at 0x%x were not '
                             'given back (leaked)' % (type(self).__qualname__, name,
-                                                     type(e).__name__, e, _where(e),
+                                                     type(e).__name__, e, _raised_at(e),
                                                      size, ptr))
             w.__cause__ = e
             # Pointed at the line that raised; every leak is reported.
@@ -742,11 +1036,67 @@ def _wrap_deallocate(name, func):
             frame = tb[-1] if tb else None
             warnings.warn_explicit(w, LeakWarning, frame.filename if frame else '<ds>',
                                    frame.lineno if frame else 0)
-    do_deallocate.__name__ = name
-    do_deallocate.__qualname__ = func.__qualname__
-    do_deallocate.__doc__ = func.__doc__
-    do_deallocate.__wrapped__ = func
-    return do_deallocate
+        except BaseException as e:
+            _note(name, e, '%s.%s raised %s; the %d bytes at 0x%x were not given back '
+                  '(leaked)' % (type(self).__qualname__, name, type(e).__name__, size, ptr))
+    return _wrapped(do_deallocate, func)
+
+
+_SIGNATURES = {
+    'do_get_kind': 'do_get_kind(self)',
+    'do_allocate': 'do_allocate(self, size, alignment)',
+    'do_deallocate': 'do_deallocate(self, ptr, size, alignment)',
+    'do_allocate_async': 'do_allocate_async(self, size, alignment, order)',
+    'do_deallocate_async': 'do_deallocate_async(self, ptr, size, alignment, order)',
+}
+
+
+def _check_resource_class(cls):
+    """Refuses a resource class a scratchpad could not use: C would call a
+    method it does not have. PyGObject hooks up the do_* methods of the
+    class body and those it inherits from other resource classes, not those
+    of a plain mixin."""
+    def defines(name):
+        for klass in cls.__mro__:
+            if klass.__module__.startswith('gi.') or not issubclass(klass, Ds.MemoryResource):
+                continue
+            if klass.__dict__.get(name) is not None:
+                return True
+        return False
+    missing = [name for name in ('do_get_kind', 'do_allocate', 'do_deallocate')
+               if not defines(name)]
+    if defines('do_allocate_async') != defines('do_deallocate_async'):
+        missing.append('do_deallocate_async' if defines('do_allocate_async')
+                       else 'do_allocate_async')
+    if missing:
+        raise TypeError(
+            'Ds.MemoryResource class %s must define %s: a scratchpad calls %s. (PyGObject '
+            'does not see the do_* methods of a class that is not a Ds.MemoryResource: '
+            'name a mixin\'s in the class body, as in do_deallocate = Mixin.do_deallocate.)'
+            % (cls.__qualname__, ', '.join(_SIGNATURES[n] for n in missing),
+               'them' if len(missing) > 1 else 'it'))
+
+
+# (id of the resource, address) -> (resource, size, alignment) of what
+# allocate() handed to Python and deallocate() has not taken back.
+_handed_out = {}
+
+
+def _handed_back(resource, ptr, size, alignment):
+    ptr, size, alignment = (_count(ptr, 'ptr'), _count(size, 'size'),
+                            _count(alignment, 'alignment'))
+    key = (id(resource), ptr)
+    entry = _handed_out.get(key)
+    if entry is None:
+        raise _error(Ds.Error.INVALID_ARGUMENT,
+                     '0x%x was not handed out by allocate() of this %s, or was given back '
+                     'already; nothing was deallocated' % (ptr, type(resource).__name__))
+    if (entry[1], entry[2] or 16) != (size, alignment or 16):
+        raise _error(Ds.Error.INVALID_ARGUMENT,
+                     '0x%x was allocated with size %d and alignment %d, not %d and %d; '
+                     'nothing was deallocated' % (ptr, entry[1], entry[2], size, alignment))
+    del _handed_out[key]
+    return ptr, size, alignment
 
 
 @override
@@ -756,14 +1106,29 @@ class MemoryResource(Ds.MemoryResource):
     A Python class implements it with ``do_get_kind()``,
     ``do_allocate(size, alignment)`` (return the address as an int; raise
     ``GLib.Error`` or any exception on failure) and ``do_deallocate(ptr,
-    size, alignment)``. An exception from ``do_allocate`` becomes a
-    ``GLib.Error`` that names it (and is chained as its ``__cause__`` by
-    ``Scratchpad.alloc()``); one from ``do_deallocate`` is reported as a
+    size, alignment)`` (and, for a stream-ordered resource, both
+    ``do_allocate_async`` and ``do_deallocate_async``); a class without
+    them is refused with ``TypeError`` when it is defined. An exception
+    from ``do_allocate`` becomes a ``GLib.Error`` that names it (and is
+    chained as its ``__cause__`` by ``Scratchpad.alloc()``); a
+    ``KeyboardInterrupt`` or ``SystemExit`` goes on out of the call that
+    made the allocation; if ``do_get_kind`` raises, allocations from the
+    resource fail; one from ``do_deallocate`` is reported as a
     ``Ds.LeakWarning``, since there is no caller to raise it to.
+
+    Called from Python, ``deallocate()`` takes back only what
+    ``allocate()`` of the same resource handed out, once, with its size and
+    alignment; anything else is ``GLib.Error`` ``INVALID_ARGUMENT``.
     """
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith('gi.'):
+            return      # an introspected resource (Ds.PoolResource, ...)
+        _check_resource_class(cls)
+        func = cls.__dict__.get('do_get_kind')
+        if callable(func) and not hasattr(func, '__wrapped__'):
+            setattr(cls, 'do_get_kind', _wrap_get_kind(func))
         for name in ('do_allocate', 'do_allocate_async'):
             func = cls.__dict__.get(name)
             if callable(func) and not hasattr(func, '__wrapped__'):
@@ -773,6 +1138,130 @@ class MemoryResource(Ds.MemoryResource):
             if callable(func) and not hasattr(func, '__wrapped__'):
                 setattr(cls, name, _wrap_deallocate(name, func))
 
+    @staticmethod
+    def get_default(kind: MemoryKind, device: int) -> MemoryResource:
+        """The default resource of ``kind`` for ``device`` (-1: the current
+        one); an unknown kind is ``GLib.Error`` ``INVALID_ARGUMENT``."""
+        try:
+            return _get_default(_kind(kind), device)
+        except _GError as e:
+            raise _failed(e)
+
+    def allocate(self, size: int, alignment: int) -> int:
+        """``size`` bytes aligned to ``alignment`` (a power of two, 0 for 16)
+        from this resource, as an address; give them back with
+        ``deallocate()``."""
+        size, alignment = _count(size, 'size'), _count(alignment, 'alignment')
+        try:
+            address = _resource_allocate(self, size, alignment)
+        except _GError as e:
+            raise _failed(e)
+        if _pending:
+            _raise_pending()
+        _handed_out[(id(self), address)] = (self, size, alignment)
+        return address
+
+    def allocate_async(self, size: int, alignment: int, order: AccessOrder) -> int:
+        """Like ``allocate()``, in ``order`` (stream-ordered resources)."""
+        size, alignment = _count(size, 'size'), _count(alignment, 'alignment')
+        try:
+            address = _resource_allocate_async(self, size, alignment, order)
+        except _GError as e:
+            raise _failed(e)
+        if _pending:
+            _raise_pending()
+        _handed_out[(id(self), address)] = (self, size, alignment)
+        return address
+
+    def deallocate(self, ptr: int, size: int, alignment: int) -> None:
+        """Gives back what ``allocate()`` handed out, with its size and
+        alignment; anything else is refused (``GLib.Error``
+        ``INVALID_ARGUMENT``) and nothing is freed."""
+        _resource_deallocate(self, *_handed_back(self, ptr, size, alignment))
+        if _pending:
+            _raise_pending()
+
+    def deallocate_async(self, ptr: int, size: int, alignment: int,
+                         order: AccessOrder) -> bool:
+        """Like ``deallocate()``, in ``order``. If waiting for ``order``
+        fails (a broken device), the memory is not given back and
+        ``GLib.Error`` is raised."""
+        ptr, size, alignment = _handed_back(self, ptr, size, alignment)
+        try:
+            done = _resource_deallocate_async(self, ptr, size, alignment, order)
+        except _GError as e:
+            _handed_out[(id(self), ptr)] = (self, size, alignment)
+            raise _failed(e)
+        if _pending:
+            _raise_pending()
+        return done
+
 
 MemoryResource = override(MemoryResource)
 __all__.append('MemoryResource')
+
+
+# --- Ds.KernelContext ------------------------------------------------------------------
+
+@override
+class KernelContext(Ds.KernelContext):
+    """The order a piece of work runs on and an optional scratchpad."""
+
+    def run(self, func, user_data=None) -> bool:
+        """Runs ``func(context, user_data)`` with a scratchpad (a new one,
+        released when it returns, if the context has none). What ``func``
+        raises goes on out of ``run()``, as it was."""
+        raised = []
+
+        def call(context, data):
+            try:
+                return func(context, data)
+            except BaseException as e:
+                raised.append(e)
+                if isinstance(e, _GError):
+                    raise
+                raise _error(Ds.Error.INVALID_ARGUMENT, '%s: %s' % (type(e).__name__, e)) \
+                    from None
+        try:
+            ok = _kernel_context_run(self, call, user_data)
+        except _GError as e:
+            if raised:
+                raised[0].__suppress_context__ = True
+                raise raised[0]
+            raise _failed(e)
+        if _pending:
+            _raise_pending()
+        return ok
+
+
+KernelContext = override(KernelContext)
+__all__.append('KernelContext')
+
+
+# The calls under which what a Python resource raises is raised again.
+_ENTRY_POINTS = frozenset(f.__code__ for f in (
+    Scratchpad._release, Scratchpad.alloc, Scratchpad.to_device,
+    Scratchpad.to_contiguous_device, MemoryResource.allocate, MemoryResource.allocate_async,
+    MemoryResource.deallocate, MemoryResource.deallocate_async, KernelContext.run))
+
+
+# --- what Python must not reach ----------------------------------------------------
+#
+# Dropping a boxed reference a wrapper still owns (unref, free) frees memory
+# twice; an export made by hand pins a scratchpad with nothing to drop it;
+# Ds.ScratchpadIface.alloc hands out a raw address with no export; the
+# private fields of Ds.AccessOrder are writable through GI (a garbage
+# stream). The override reaches exports through _gi_ds.
+
+def _hide(cls, names):
+    introspected = next(k for k in cls.__mro__ if k.__module__ == 'gi.repository.Ds')
+    for name in names:
+        if name in vars(introspected):
+            delattr(introspected, name)
+
+
+_hide(Block, ('ref', 'unref', 'export'))
+_hide(AccessOrder, ('free', 'type', 'device', 'stream', 'stream_id', 'context'))
+_hide(KernelContext, ('ref', 'unref'))
+_hide(Ds.PoolStats, ('free',))
+_hide(Ds.ScratchpadIface, ('alloc',))
