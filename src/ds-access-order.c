@@ -32,7 +32,7 @@ G_DEFINE_BOXED_TYPE (DsAccessOrder, ds_access_order,
                      ds_access_order_copy, ds_access_order_free)
 
 /**
- * ds_access_order_init_host:
+ * ds_access_order_init_host: (skip)
  * @self: (out caller-allocates): the order to fill
  *
  * Fills @self with host order.
@@ -48,7 +48,7 @@ ds_access_order_init_host (DsAccessOrder *self)
 }
 
 /**
- * ds_access_order_init_stream:
+ * ds_access_order_init_stream: (skip)
  * @self: (out caller-allocates): the order to fill
  * @stream: (nullable): a `cudaStream_t`; `NULL` is the legacy default stream
  * @device: the device of @stream, or -1 for the stream's own device (the
@@ -160,7 +160,7 @@ ds_access_order_copy (const DsAccessOrder *self)
 }
 
 /**
- * ds_access_order_free:
+ * ds_access_order_free: (skip)
  * @self: (transfer full) (nullable): a #DsAccessOrder
  *
  * Frees an order made by one of the `new` functions or

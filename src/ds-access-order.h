@@ -18,6 +18,8 @@ G_BEGIN_DECLS
 
 #define DS_TYPE_ACCESS_ORDER (ds_access_order_get_type ())
 
+/* Opaque to bindings, which make orders with the constructors. */
+#ifndef __GI_SCANNER__
 struct _DsAccessOrder
 {
   /*< private >*/
@@ -28,6 +30,7 @@ struct _DsAccessOrder
   gpointer context;
   gpointer _ds_reserved[4];
 };
+#endif
 
 DS_AVAILABLE_IN_ALL
 GType          ds_access_order_get_type          (void) G_GNUC_CONST;

@@ -68,7 +68,7 @@ ds_block_new (DsScratchpad  *scratchpad,
 G_DEFINE_BOXED_TYPE (DsBlock, ds_block, ds_block_ref, ds_block_unref)
 
 /**
- * ds_block_ref:
+ * ds_block_ref: (skip)
  * @self: a #DsBlock
  *
  * Takes a reference on @self.
@@ -85,7 +85,7 @@ ds_block_ref (DsBlock *self)
 }
 
 /**
- * ds_block_unref:
+ * ds_block_unref: (skip)
  * @self: (transfer full): a #DsBlock
  *
  * Drops a reference; the last one drops the block's reference on its
@@ -433,7 +433,7 @@ ds_block_fill (DsBlock  *self,
 /* --- Exports ------------------------------------------------------------ */
 
 /**
- * ds_block_export:
+ * ds_block_export: (skip)
  * @self: a #DsBlock
  * @error: return location for a #GError
  *
@@ -475,7 +475,7 @@ ds_block_export (DsBlock  *self,
 }
 
 /**
- * ds_block_is_export:
+ * ds_block_is_export: (skip)
  * @self: a #DsBlock
  *
  * Whether @self was made by [method@Ds.Block.export].

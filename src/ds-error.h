@@ -38,6 +38,8 @@ G_BEGIN_DECLS
  * @DS_ERROR_DISPOSED: the object was disposed (`g_object_run_dispose()`, or
  *   a binding's explicit teardown) and refuses further work; its memory and
  *   resources were given back
+ * @DS_ERROR_BUSY: another thread is inside the same scratchpad (one
+ *   scratchpad is used by one thread at a time); nothing was done. Since 0.2
  *
  * Error codes in the %DS_ERROR domain.
  */
@@ -49,6 +51,7 @@ typedef enum
   DS_ERROR_OUT_OF_MEMORY,
   DS_ERROR_CUDA,
   DS_ERROR_DISPOSED,
+  DS_ERROR_BUSY,
 } DsError;
 
 DS_AVAILABLE_IN_ALL

@@ -64,7 +64,7 @@ ds_kernel_context_new (const DsAccessOrder *order,
 }
 
 /**
- * ds_kernel_context_ref:
+ * ds_kernel_context_ref: (skip)
  * @self: a #DsKernelContext
  *
  * Takes a reference on @self.
@@ -81,7 +81,7 @@ ds_kernel_context_ref (DsKernelContext *self)
 }
 
 /**
- * ds_kernel_context_unref:
+ * ds_kernel_context_unref: (skip)
  * @self: (transfer full): a #DsKernelContext
  *
  * Drops a reference.

@@ -27,7 +27,7 @@ ds_pool_stats_copy (const DsPoolStats *self)
 }
 
 /**
- * ds_pool_stats_free:
+ * ds_pool_stats_free: (skip)
  * @self: (transfer full) (nullable): a #DsPoolStats
  *
  * Frees a copy made by [method@Ds.PoolStats.copy].

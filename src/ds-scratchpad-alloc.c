@@ -157,6 +157,15 @@ take_block (DsScratchpad  *self,
   return ptr;
 }
 
+void
+ds_scratchpad_set_busy_error (DsScratchpad  *self,
+                              GError       **error)
+{
+  g_set_error (error, DS_ERROR, DS_ERROR_BUSY,
+               "Scratchpad %p is in use by another thread (one scratchpad is used "
+               "by one thread at a time)", (void *) self);
+}
+
 /**
  * ds_scratchpad_alloc_slow: (skip)
  * @self: a #DsScratchpad
@@ -175,13 +184,14 @@ take_block (DsScratchpad  *self,
  */
 gpointer
 ds_scratchpad_alloc_slow (DsScratchpad  *self,
-            DsMemoryKind   kind,
-            gsize          size,
-            gsize          alignment,
-            GError       **error)
+                          DsMemoryKind   kind,
+                          gsize          size,
+                          gsize          alignment,
+                          GError       **error)
 {
   GError *local_error = NULL;
   gsize a = alignment;
+  gboolean nested;
   gpointer ptr;
   char text[64];
 
@@ -203,9 +213,15 @@ ds_scratchpad_alloc_slow (DsScratchpad  *self,
   if (size == 0)
     return NULL;
 
+  if (G_UNLIKELY (!ds_scratchpad_enter (self, &nested)))
+    {
+      ds_scratchpad_set_busy_error (self, error);
+      return NULL;
+    }
   /* From here on the settings wait for the next release. */
   self->in_use = TRUE;
   ptr = take_block (self, kind, size, a, &local_error);
+  ds_scratchpad_leave (self, nested);
   if (G_UNLIKELY (ptr == NULL))
     g_propagate_prefixed_error (error, local_error,
                                 "Cannot allocate %" G_GSIZE_FORMAT " bytes of %s memory with %s: ",
@@ -337,12 +353,19 @@ ds_scratchpad_alloc_block (DsScratchpad  *self,
                            gsize          alignment,
                            GError       **error)
 {
+  gboolean nested;
   gpointer ptr;
 
   g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  if (!ds_scratchpad_enter (self, &nested))
+    {
+      ds_scratchpad_set_busy_error (self, error);
+      return NULL;
+    }
   ptr = scratchpad_alloc (self, kind, size, alignment, error);
+  ds_scratchpad_leave (self, nested);
   if (ptr == NULL)
     return NULL;
 
@@ -367,43 +390,20 @@ ds_scratchpad_iface_alloc_impl (DsScratchpadIface  *iface,
 
 /* Uploads (DALI's ToGPU and ToContiguousGPU) ---------------------------------------- */
 
-/**
- * ds_scratchpad_to_contiguous_device: (skip)
- * @self: a #DsScratchpad
- * @n_arrays: the number of arrays
- * @arrays: (array length=n_arrays): the host arrays
- * @sizes: (array length=n_arrays): their sizes in bytes
- * @alignment: the alignment of each array in the device memory (a power
- *   of two, or 0 for 16)
- * @device_ptrs: (out caller-allocates) (array length=n_arrays) (optional):
- *   where each array lands (`NULL` for an empty one)
- * @error: return location for a #GError
- *
- * Packs @arrays into pinned scratch, then into one device allocation with
- * a single copy queued in the device order (DALI's `ToContiguousGPU`). The
- * pinned staging memory goes back in the pinned deallocation order, which
- * is made to wait for the copy if it is not the device order.
- *
- * Returns: (transfer none) (nullable): the device memory holding every
- *   array, `NULL` if all are empty, or `NULL` with @error set
- */
-gpointer
-ds_scratchpad_to_contiguous_device (DsScratchpad        *self,
-                                    guint                n_arrays,
-                                    const gconstpointer *arrays,
-                                    const gsize         *sizes,
-                                    gsize                alignment,
-                                    gpointer            *device_ptrs,
-                                    GError             **error)
+/* ds_scratchpad_to_contiguous_device (), its arguments checked. */
+static gpointer
+upload (DsScratchpad        *self,
+        guint                n_arrays,
+        const gconstpointer *arrays,
+        const gsize         *sizes,
+        gsize                alignment,
+        gpointer            *device_ptrs,
+        GError             **error)
 {
   gsize total = 0, alignment_as_passed = alignment;
   const DsAccessOrder *pinned_order;
   guint8 *staging, *device;
   char text[64];
-
-  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
-  g_return_val_if_fail (n_arrays == 0 || (arrays != NULL && sizes != NULL), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!ds_arena_check_request (0, &alignment, error))
     return NULL;
@@ -418,7 +418,7 @@ ds_scratchpad_to_contiguous_device (DsScratchpad        *self,
                        "The total size of the %u arrays with %s overflows at "
                        "array %u (%" G_GSIZE_FORMAT " bytes)", n_arrays,
                        ds_memory_alignment_text (text, alignment_as_passed,
-                                                 DS_ARENA_MIN_ALIGNMENT),
+                     DS_ARENA_MIN_ALIGNMENT),
                        i, sizes[i]);
           return NULL;
         }
@@ -460,6 +460,53 @@ ds_scratchpad_to_contiguous_device (DsScratchpad        *self,
   if (!ds_access_order_equal (pinned_order, &self->device_order) &&
       !ds_access_order_wait (pinned_order, &self->device_order, error))
     return NULL;
+
+  return device;
+}
+
+/**
+ * ds_scratchpad_to_contiguous_device: (skip)
+ * @self: a #DsScratchpad
+ * @n_arrays: the number of arrays
+ * @arrays: (array length=n_arrays): the host arrays
+ * @sizes: (array length=n_arrays): their sizes in bytes
+ * @alignment: the alignment of each array in the device memory (a power
+ *   of two, or 0 for 16)
+ * @device_ptrs: (out caller-allocates) (array length=n_arrays) (optional):
+ *   where each array lands (`NULL` for an empty one)
+ * @error: return location for a #GError
+ *
+ * Packs @arrays into pinned scratch, then into one device allocation with
+ * a single copy queued in the device order (DALI's `ToContiguousGPU`). The
+ * pinned staging memory goes back in the pinned deallocation order, which
+ * is made to wait for the copy if it is not the device order.
+ *
+ * Returns: (transfer none) (nullable): the device memory holding every
+ *   array, `NULL` if all are empty, or `NULL` with @error set
+ */
+gpointer
+ds_scratchpad_to_contiguous_device (DsScratchpad        *self,
+                                    guint                n_arrays,
+                                    const gconstpointer *arrays,
+                                    const gsize         *sizes,
+                                    gsize                alignment,
+                                    gpointer            *device_ptrs,
+                                    GError             **error)
+{
+  gboolean nested;
+  gpointer device;
+
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  g_return_val_if_fail (n_arrays == 0 || (arrays != NULL && sizes != NULL), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!ds_scratchpad_enter (self, &nested))
+    {
+      ds_scratchpad_set_busy_error (self, error);
+      return NULL;
+    }
+  device = upload (self, n_arrays, arrays, sizes, alignment, device_ptrs, error);
+  ds_scratchpad_leave (self, nested);
 
   return device;
 }
@@ -706,6 +753,7 @@ give_back (DsScratchpad *self,
 void
 ds_scratchpad_release (DsScratchpad *self)
 {
+  gboolean nested;
   guint held;
 
   g_return_if_fail (DS_IS_SCRATCHPAD (self));
@@ -721,12 +769,21 @@ ds_scratchpad_release (DsScratchpad *self)
       return;
     }
 
+  if (G_UNLIKELY (!ds_scratchpad_enter (self, &nested)))
+    {
+      g_critical ("ds_scratchpad_release: scratchpad %p is in use by another thread "
+                  "(one scratchpad is used by one thread at a time); nothing is given back",
+                  self);
+      return;
+    }
+
   held = ds_scratchpad_held_kinds (self);
   if (held != 0)
     give_back (self, held, self->keep_blocks && !self->disposed);
 
   self->in_use = FALSE;
   self->source.generation++;
+  ds_scratchpad_leave (self, nested);
 }
 
 /* Before a setting changes (no allocation is alive): gives back the

@@ -115,7 +115,7 @@ ds_scratchpad_iface_alloc_slow (DsScratchpadIface  *self,
 }
 
 /**
- * ds_scratchpad_iface_alloc: (virtual alloc)
+ * ds_scratchpad_iface_alloc: (virtual alloc) (skip)
  * @self: a #DsScratchpadIface
  * @kind: the kind of memory
  * @size: the number of bytes

@@ -47,6 +47,10 @@ struct _DsScratchpad
 
   /* What its blocks read (generation, exports, their order). */
   DsBlockSource       source;
+
+  /* The thread inside the scratchpad's slow path, release or binding
+   * entry points (see ds_scratchpad_enter ()), or NULL (atomic). */
+  gpointer            user;
 };
 
 /* The layout the inline bumps of C callers rely on (ds-scratchpad.h). */
@@ -87,6 +91,41 @@ ds_scratchpad_held_kinds (const DsScratchpad *self)
          (guint) (self->arenas[2].n_blocks != 0) << 2 |
          (guint) (self->arenas[3].n_blocks != 0) << 3;
 }
+
+/* One scratchpad is used by one thread at a time. Every entry point but
+ * the bump (which cannot afford it, and whose races ThreadSanitizer finds
+ * in C) marks it in use by the calling thread for its duration: FALSE if
+ * another thread is inside, which is a programmer's error in C but easily
+ * made from Python, whose threads run while a call is in C. *@nested: the
+ * calling thread was inside already (ds_scratchpad_leave () then leaves
+ * it so). */
+static inline gboolean
+ds_scratchpad_enter (DsScratchpad *self,
+                     gboolean     *nested)
+{
+  static __thread gchar token;
+  gpointer user = NULL;
+
+  *nested = FALSE;
+  if (G_LIKELY (__atomic_compare_exchange_n (&self->user, &user, (gpointer) &token, FALSE,
+                                             __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)))
+    return TRUE;
+
+  *nested = user == (gpointer) &token;
+  return *nested;
+}
+
+static inline void
+ds_scratchpad_leave (DsScratchpad *self,
+                     gboolean      nested)
+{
+  if (!nested)
+    __atomic_store_n (&self->user, NULL, __ATOMIC_RELEASE);
+}
+
+/* DS_ERROR_BUSY for a request of @self that another thread is inside. */
+void     ds_scratchpad_set_busy_error     (DsScratchpad       *self,
+                                           GError            **error);
 
 /* Memory (ds-scratchpad-alloc.c) ------------------------------------------------- */
 

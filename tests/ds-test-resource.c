@@ -32,6 +32,8 @@ struct _DsTestResource
   guint         fail_next;
   gsize         max_size;
   gint         *probe;
+  void        (*hook) (gpointer data);
+  gpointer      hook_data;
   guint         n_mismatches;
   char         *mismatch_text;
 };
@@ -124,6 +126,9 @@ do_allocate (DsTestResource       *self,
   gpointer ptr = NULL;
   gsize real_alignment;
   LiveBlock block;
+
+  if (self->hook != NULL)
+    self->hook (self->hook_data);
 
   g_mutex_lock (&self->lock);
 
@@ -402,6 +407,15 @@ ds_test_resource_set_max_size (DsTestResource *self,
   g_mutex_lock (&self->lock);
   self->max_size = max_size;
   g_mutex_unlock (&self->lock);
+}
+
+void
+ds_test_resource_set_hook (DsTestResource *self,
+                           void          (*hook) (gpointer data),
+                           gpointer        data)
+{
+  self->hook = hook;
+  self->hook_data = data;
 }
 
 void

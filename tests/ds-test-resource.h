@@ -65,6 +65,11 @@ void              ds_test_resource_fail_next      (DsTestResource   *self,
  * (default 1 GiB), so that tests can ask for absurd sizes safely. */
 void              ds_test_resource_set_max_size   (DsTestResource   *self,
                                                    gsize             max_size);
+/* Every allocation calls @hook (@data) first, outside the resource's
+ * lock (NULL: none); set it while no other thread uses the resource. */
+void              ds_test_resource_set_hook       (DsTestResource   *self,
+                                                   void            (*hook) (gpointer data),
+                                                   gpointer          data);
 /* Every call made from now on records the value of *@probe (read
  * atomically); NULL stops it. */
 void              ds_test_resource_set_probe      (DsTestResource   *self,

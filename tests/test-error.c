@@ -41,6 +41,7 @@ test_error_codes (void)
     { DS_ERROR_OUT_OF_MEMORY, "DS_ERROR_OUT_OF_MEMORY" },
     { DS_ERROR_CUDA, "DS_ERROR_CUDA" },
     { DS_ERROR_DISPOSED, "DS_ERROR_DISPOSED" },
+    { DS_ERROR_BUSY, "DS_ERROR_BUSY" },
   };
   guint i;
 

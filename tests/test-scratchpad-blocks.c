@@ -1027,6 +1027,96 @@ test_keep_blocks_lets_go (Fixture       *f,
   g_assert_cmpuint (big_deallocs, ==, big_allocs);
 }
 
+/* A worker held inside the upstream's allocate while the main thread
+ * uses the same scratchpad. */
+typedef struct
+{
+  GMutex        lock;
+  GCond         cond;
+  gboolean      inside;
+  gboolean      go;
+  DsScratchpad *sp;
+} Held;
+
+static void
+hold_inside (gpointer data)
+{
+  Held *h = data;
+
+  g_mutex_lock (&h->lock);
+  h->inside = TRUE;
+  g_cond_broadcast (&h->cond);
+  while (!h->go)
+    g_cond_wait (&h->cond, &h->lock);
+  g_mutex_unlock (&h->lock);
+}
+
+static gpointer
+held_worker (gpointer data)
+{
+  Held *h = data;
+  g_autoptr(GError) error = NULL;
+  gpointer p = ds_scratchpad_alloc (h->sp, DS_MEMORY_KIND_HOST, 100, 0, &error);
+
+  g_assert_no_error (error);
+  return p;
+}
+
+static void
+test_two_threads_at_once (void)
+{
+  g_autoptr(DsTestResource) r = ds_test_resource_new (DS_MEMORY_KIND_HOST, FALSE);
+  g_autoptr(GError) error = NULL;
+  Held h = { 0, };
+  GThread *worker;
+
+  g_test_summary ("A scratchpad that another thread is inside (here: in its "
+                  "upstream's allocate) refuses allocations with DS_ERROR_BUSY "
+                  "and a release with a critical, and changes nothing");
+
+  g_mutex_init (&h.lock);
+  g_cond_init (&h.cond);
+  h.sp = ds_scratchpad_new (NULL);
+  ds_scratchpad_set_resource (h.sp, DS_MEMORY_KIND_HOST, DS_MEMORY_RESOURCE (r));
+  ds_test_resource_set_hook (r, hold_inside, &h);
+
+  worker = g_thread_new ("held", held_worker, &h);
+  g_mutex_lock (&h.lock);
+  while (!h.inside)
+    g_cond_wait (&h.cond, &h.lock);
+  g_mutex_unlock (&h.lock);
+
+  g_assert_null (ds_scratchpad_alloc (h.sp, DS_MEMORY_KIND_HOST, 100, 0, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_BUSY);
+  g_clear_error (&error);
+  g_assert_null (ds_scratchpad_alloc_block (h.sp, DS_MEMORY_KIND_HOST, 8, 0, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_BUSY);
+  g_clear_error (&error);
+  if (g_test_undefined ())
+    {
+      g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL, "*in use by another thread*");
+      ds_scratchpad_release (h.sp);
+      g_test_assert_expected_messages ();
+    }
+
+  g_mutex_lock (&h.lock);
+  h.go = TRUE;
+  g_cond_broadcast (&h.cond);
+  g_mutex_unlock (&h.lock);
+  g_assert_nonnull (g_thread_join (worker));
+  ds_test_resource_set_hook (r, NULL, NULL);
+
+  /* The worker's allocation stands, and the scratchpad works again. */
+  g_assert_cmpuint (ds_scratchpad_get_n_blocks (h.sp, DS_MEMORY_KIND_HOST), ==, 1);
+  g_assert_nonnull (ds_scratchpad_alloc (h.sp, DS_MEMORY_KIND_HOST, 100, 0, &error));
+  g_assert_no_error (error);
+  ds_scratchpad_release (h.sp);
+  g_assert_finalize_object (h.sp);
+  ds_test_resource_assert_clean (r);
+  g_mutex_clear (&h.lock);
+  g_cond_clear (&h.cond);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1058,6 +1148,7 @@ main (int    argc,
   ADD_BOTH ("release/keep-blocks-finalize", test_keep_blocks_finalize);
   ADD ("release/keep-blocks-lets-go", test_keep_blocks_lets_go);
   g_test_add_func ("/Ds/Scratchpad/threads/many-scratchpads", test_threads);
+  g_test_add_func ("/Ds/Scratchpad/threads/two-at-once", test_two_threads_at_once);
   ADD ("stats", test_stats);
   ADD_BOTH ("upstream-failure", test_upstream_failure);
 

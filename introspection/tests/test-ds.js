@@ -192,8 +192,7 @@ check('an invalid block: Ds.Error everywhere, no address', () => {
         ['read', () => block.read(0, 1)],
         ['write', () => block.write(0, new GLib.Bytes(new Uint8Array([1])))],
         ['write_data', () => block.write_data(0, new Uint8Array([1]))],
-        ['fill', () => block.fill(0)],
-        ['export', () => block.export()]]) {
+        ['fill', () => block.fill(0)]]) {
         const e = assertDsError(fn, Ds.Error.INVALID_ARGUMENT, name);
         assert(/released/.test(e.message), `${name}: ${e.message}`);
     }

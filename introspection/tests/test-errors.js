@@ -185,7 +185,7 @@ const CASES = [
                 return {what: `${what}: exit ${r.status}`, value: r.stdout + r.stderr};
         }
         return {what: 'raised', value: new GLib.Error(Ds.error_quark(), Ds.Error.INVALID_ARGUMENT, 'in a subprocess')};
-    }, 'needs C change (a): resources checked at the first allocation'],
+    }],
     ['a GPU kind without a driver', () => {
         if (!gpuMissing())
             return 'a GPU is present: the GPU kinds work';
@@ -257,8 +257,7 @@ const CASES = [
         if (sp.initial_size_host === 65536)
             print('value stays');`)],
     ['`release` while exports', () =>
-        Ds.Block.prototype.export === undefined ? NOT_REACHABLE : {what: 'reachable: Ds.Block.export'},
-    'needs C change (d): Ds.Block.export out of GI'],
+        Ds.Block.prototype.export === undefined ? NOT_REACHABLE : {what: 'reachable: Ds.Block.export'}],
     ['used by two threads at once', () => NOT_REACHABLE],
     ['`ref`, `unref`, `free` or `export`', () => {
         const reachable = [
@@ -271,7 +270,7 @@ const CASES = [
             ['AccessOrder.stream', Ds.AccessOrder.new_host().stream],
         ].filter(([, v]) => v !== undefined).map(([name]) => name);
         return reachable.length === 0 ? NOT_REACHABLE : {what: 'reachable', value: reachable};
-    }, 'needs C change (d): ref, unref, free, export, ScratchpadIface.alloc and the order fields out of GI'],
+    }],
     ['`NULL` or a wrong object', () => attempt(() => Ds.Scratchpad.prototype.get_reserved.call(null, HOST))],
     ['`*error` already set', () => NOT_REACHABLE],
     ['given back to a `DsPoolResource` twice', () => criticalIn(`
@@ -287,8 +286,7 @@ const CASES = [
         const a = res.allocate(64, 16);
         res.deallocate(a, 64, 16);
         res.deallocate(a, 64, 16);
-        print('value stays');`),
-    'needs C change (b): raw resources refuse pointers they did not hand out'],
+        print('value stays');`)],
 ];
 
 const table = readTable('gjs');

@@ -21,12 +21,6 @@ SCRATCHPAD_DEFAULT_ALIGNMENT: int
 SCRATCHPAD_DEFAULT_INITIAL_SIZE: int
 SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE: int
 VERSION_S: str
-def access_order_init_host() -> AccessOrder:
-    """Fills self with host order."""
-    ...
-def access_order_init_stream(stream: object | None, device: int) -> AccessOrder:
-    """Fills self with the order of stream on device."""
-    ...
 def error_quark() -> int:
     """The quark of the [errorDs.Error] domain."""
     ...
@@ -72,14 +66,6 @@ class AccessOrder(GObject.GBoxed):
     def wait(self, other: AccessOrder) -> bool:
         """Makes work submitted to self after this call start only once the work submitted to other before it has finished."""
         ...
-    @staticmethod
-    def init_host() -> AccessOrder:
-        """Fills self with host order."""
-        ...
-    @staticmethod
-    def init_stream(stream: object | None, device: int) -> AccessOrder:
-        """Fills self with the order of stream on device."""
-        ...
     @classmethod
     def from_stream(cls, stream: object=None, device: int=-1) -> AccessOrder:
         """The order of a CUDA stream given as an int handle (0 or ``None``: the legacy default stream; 2: the per-thread one) or as a stream object: anything with ``__cuda_stream__`` (cuda.core), PyTorch's ``torch.cuda.Stream`` (``.cuda_stream``), CuPy's ``Stream`` (``.ptr``), Numba's (``.handle``). ``device`` -1 takes the stream object's device if it says, else the stream's own. An int must be the handle of a live stream: it is a pointer the CUDA driver dereferences, and no library can check one (as with ``torch.cuda.ExternalStream``); prefer passing the stream object."""
@@ -109,9 +95,6 @@ class Block(GObject.GBoxed):
         ...
     def get_size(self) -> int:
         """The size in bytes."""
-        ...
-    def is_export(self) -> bool:
-        """Whether self was made by `Ds.Block.export`."""
         ...
     def is_valid(self) -> bool:
         """`TRUE` until the scratchpad is released."""
@@ -160,7 +143,7 @@ class Block(GObject.GBoxed):
 
 
 class DeviceMemoryResource(GObject.Object, MemoryResource):
-    """The raw resource of device memory from `cudaMalloc` on one device. Not stream-ordered, and `cudaFree` waits for the whole device: use it under a `Ds.PoolResource`."""
+    """The raw resource of device memory from `cudaMalloc` on one device. Not stream-ordered, and `cudaFree` waits for the whole device: use it under a `Ds.PoolResource`. It refuses, with a critical, a block it did not hand out or one given back twice."""
     class _Props:
         device: int
     props: _Props
@@ -182,6 +165,7 @@ class Error(GObject.GEnum):
     OUT_OF_MEMORY: Error
     CUDA: Error
     DISPOSED: Error
+    BUSY: Error
     @staticmethod
     def quark() -> int:
         """The quark of the [errorDs.Error] domain."""
@@ -189,7 +173,7 @@ class Error(GObject.GEnum):
 
 
 class HostMemoryResource(GObject.Object, MemoryResource):
-    """The raw resource of pageable host memory: aligned `malloc` (`posix_memalign`). It never calls CUDA."""
+    """The raw resource of pageable host memory: aligned `malloc` (`posix_memalign`). It never calls CUDA. It refuses, with a critical, a block it did not hand out or one given back twice."""
     @staticmethod
     def new() -> MemoryResource:
         """Creates a raw host memory resource."""
@@ -221,7 +205,7 @@ class KernelContext(GObject.GBoxed):
 
 
 class ManagedMemoryResource(GObject.Object, MemoryResource):
-    """The raw resource of unified memory from `cudaMallocManaged (cudaMemAttachGlobal)`, attached to one device. Not stream-ordered: use it under a `Ds.PoolResource`."""
+    """The raw resource of unified memory from `cudaMallocManaged (cudaMemAttachGlobal)`, attached to one device. Not stream-ordered: use it under a `Ds.PoolResource`. It refuses, with a critical, a block it did not hand out or one given back twice."""
     class _Props:
         device: int
     props: _Props
@@ -293,10 +277,10 @@ class MemoryResourceInterface:
 
 
 class PinnedMemoryResource(GObject.Object, MemoryResource):
-    """The raw resource of page-locked host memory from `cudaHostAlloc (cudaHostAllocPortable)`, usable from every device. `cudaFreeHost` waits for the whole device: use it under a `Ds.PoolResource`."""
+    """The raw resource of page-locked (pinned) host memory from `cudaHostAlloc` (portable: usable from every device). Not stream-ordered, and `cudaFreeHost` waits for the whole device: use it under a `Ds.PoolResource`. It refuses, with a critical, a block it did not hand out or one given back twice."""
     @staticmethod
     def new() -> MemoryResource:
-        """Creates a raw pinned memory resource."""
+        """Creates a raw pinned memory resource. Allocates nothing."""
         ...
 
 
@@ -400,7 +384,7 @@ class Scratchpad(GObject.Object, ScratchpadIface):
         """Creates a scratchpad with every setting of DALI's `DynamicScratchpad`. Equivalent to `g_object_new()` with the matching properties."""
         ...
     def get_allocated(self, kind: MemoryKind) -> int:
-        """The bytes of kind's blocks that allocations took since the last release: each allocation's size rounded up to 16 (see ds_scratchpad_alloc()) and the padding a larger alignment put before it. The tail of a block left for a new one is not counted. It is 0 exactly when nothing of kind was allocated since the last release."""
+        """The bytes of kind's blocks that allocations took since the last release: each allocation's size rounded up to 16 and the padding a larger alignment put before it. The tail of a block left for a new one is not counted. It is 0 exactly when nothing of kind was allocated since the last release."""
         ...
     def get_dealloc_order(self, kind: MemoryKind) -> AccessOrder | None:
         """The order kind memory is given back in: host order for host memory, the device order for device memory, the pinned or managed deallocation order (the device order unless set) for those kinds."""
@@ -433,10 +417,10 @@ class Scratchpad(GObject.Object, ScratchpadIface):
         """Sets `Ds.Scratchpad:keep-blocks`. Unlike the other settings, at any time before the scratchpad is disposed: the next release follows it."""
         ...
     def set_max_block_size(self, max_block_size: int) -> None:
-        """Sets `Ds.Scratchpad:max-block-size`. Like every setting, only before the first allocation: afterwards it is refused with a critical."""
+        """Sets `Ds.Scratchpad:max-block-size`. Like every setting, only while the scratchpad holds no allocation."""
         ...
     def set_resource(self, kind: MemoryKind, resource: MemoryResource | None) -> None:
-        """Sets the matching `*-resource` property (`Ds.Scratchpad:pinned-resource` and the others), without the cost of setting a property by name (GLib looks each one up and collects it into a value): a scratchpad made with `g_object_new ()`, the device order and three resources took 1.07 us, one made with `Ds.Scratchpad.new` and given the three resources with this 0.40 us (bench-host, a CPU without a GPU). That is what a scratchpad per buffer (ds-gst's) pays. Like every setting, only before the first allocation: afterwards it is refused with a critical. A resource of another kind is reported as an error by the first allocation of kind."""
+        """Sets the matching `*-resource` property (`Ds.Scratchpad:pinned-resource` and the others), without the cost of setting a property by name (GLib looks each one up and collects it into a value), for code that makes a scratchpad per unit of work. Like every setting, only while the scratchpad holds no allocation. A resource of another kind is reported as an error by the first allocation of kind."""
         ...
     def __setattr__(self, name: str, value) -> None: ...
     def __enter__(self) -> Scratchpad:
@@ -465,9 +449,6 @@ class ScratchpadClass:
 
 class ScratchpadIface(GObject.GInterface):
     """The abstract scratchpad: something that hands out short-lived memory of a `Ds.MemoryKind` that stays valid until the scratchpad is released."""
-    def do_alloc(self, kind: MemoryKind, size: int, alignment: int) -> int | None:
-        """Allocates size bytes of kind memory aligned to alignment. The memory stays valid until the scratchpad is released or finalized."""
-        ...
 
 
 class ScratchpadIfaceInterface:
