@@ -51,8 +51,8 @@ ds_arena_clear (DsArena *arena)
  * per GStreamer buffer) then takes one block per kind from its first
  * unit, as a reused one does from its second, and looks nothing up. Per
  * thread: no lock and no shared cache line; the units one thread runs
- * are alike more often than those of a process. initial-exec as in
- * ds-default-resources.c. */
+ * are alike more often than those of a process. The compiler's TLS
+ * model, as in ds-default-resources.c. */
 typedef struct
 {
   gconstpointer                    key;
@@ -65,8 +65,7 @@ typedef struct
 #define N_DEMAND_SLOTS 4
 G_STATIC_ASSERT (DS_N_MEMORY_KINDS <= N_DEMAND_SLOTS);
 
-static __thread DemandMemo demand_memo[N_DEMAND_SLOTS]
-  __attribute__ ((tls_model ("initial-exec")));
+static __thread DemandMemo demand_memo[N_DEMAND_SLOTS];
 
 void
 ds_arena_share_demand (DsArena *arena,
