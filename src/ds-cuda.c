@@ -34,7 +34,7 @@ typedef int (*DsCuEventRecord) (gpointer event, gpointer stream);
 /* Driver calls made by this thread: the runtime's are counted by the
  * tests' interposer, these cannot be (they are reached through entry
  * points), so ds counts them itself. */
-static __thread guint64 n_driver_calls __attribute__ ((tls_model ("initial-exec")));
+static __thread guint64 n_driver_calls;
 #define DRIVER(call) (n_driver_calls++, (call))
 
 static struct

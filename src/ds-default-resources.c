@@ -405,10 +405,12 @@ typedef struct
   gboolean    self_scoped;
 } DefaultCacheEntry;
 
-/* initial-exec: libds is loaded at start-up (not dlopen()ed late), and
- * this spares a __tls_get_addr call per lookup. */
-static __thread DefaultCacheEntry default_cache[DS_N_MEMORY_KINDS]
-  __attribute__ ((tls_model ("initial-exec")));
+/* The compiler's TLS model, not initial-exec: libds carries the static
+ * CUDA runtime, whose thread-local block (4 KiB, page-aligned) is more
+ * than the static TLS that glibc keeps for dlopen()ed libraries, and
+ * PyGObject, gjs and GStreamer's plugin loader dlopen() libds. One
+ * initial-exec variable would make the whole block static. */
+static __thread DefaultCacheEntry default_cache[DS_N_MEMORY_KINDS];
 
 const DsUpstream *
 ds_default_resource_get_cached (DsMemoryKind   kind,

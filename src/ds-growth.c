@@ -13,8 +13,8 @@
 /* What this thread's units of work took of each kind from the default
  * resource they last drew it from (the key: defaults live as long as the
  * process). Per thread: no lock, no shared cache line, and the units one
- * thread runs are alike more often than those of a process. initial-exec:
- * one %fs-relative load. */
+ * thread runs are alike more often than those of a process. (libds uses
+ * the compiler's TLS model: see ds-default-resources.c.) */
 typedef struct
 {
   gconstpointer key;
@@ -24,7 +24,7 @@ typedef struct
 
 #define N_MEMO_SLOTS 4
 
-static __thread Memo memos[N_MEMO_SLOTS] __attribute__ ((tls_model ("initial-exec")));
+static __thread Memo memos[N_MEMO_SLOTS];
 
 void
 ds_growth_init (DsGrowth *self,

@@ -18,10 +18,8 @@
 #include "ds-pool-resource-private.h"
 #include "ds-fence-batch-private.h"
 
-/* The calling thread's slot, which picks its shard. initial-exec: one
- * %fs-relative load, no __tls_get_addr call; a 4-byte variable fits the
- * static TLS surplus that glibc keeps for dlopen()ed libraries. */
-static __thread guint slot_plus_one __attribute__ ((tls_model ("initial-exec")));
+/* The calling thread's slot, which picks its shard. */
+static __thread guint slot_plus_one;
 
 static inline guint
 thread_slot (void)

@@ -28,8 +28,7 @@ ds_scratchpad_iface_default_init (DsScratchpadIfaceInterface *iface)
 /* The vtable of the class this thread asked about last: a loop of
  * allocations from one scratchpad looks its interface up once, as a
  * C++ caller's virtual call would. A class lives as long as any of its
- * instances, and the caller holds one. initial-exec: one %fs-relative
- * load. The class starts as one no instance has (not NULL: an instance
+ * instances, and the caller holds one. The class starts as one no instance has (not NULL: an instance
  * that is not one has no class). */
 typedef struct
 {
@@ -37,7 +36,7 @@ typedef struct
   const DsScratchpadIfaceInterface *iface;
 } VtableMemo;
 
-static __thread VtableMemo vtable_memo __attribute__ ((tls_model ("initial-exec"))) = {
+static __thread VtableMemo vtable_memo = {
   (gconstpointer) 1, NULL
 };
 

@@ -44,8 +44,9 @@
 #include <gst/video/video.h>
 #include <ds-gst.h>
 #if DS_GST_HAVE_CUDA
-# include <gst/cuda/gstcudautils.h>
+# include <gst/cuda/gstcudaloader.h>
 # include <gst/cuda/gstcudamemory.h>
+# include <gst/cuda/gstcudautils.h>
 #endif
 
 #include "gstdslumastats.h"

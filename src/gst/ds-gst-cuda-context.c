@@ -6,7 +6,7 @@
 
 #include "config.h"
 
-#include <cuda_runtime_api.h>
+#include <gmodule.h>
 
 #include "ds-gst-cuda-context.h"
 #include "ds-gst-debug-private.h"
@@ -68,6 +68,10 @@ scratchpad_context_quark (void)
   return g_quark_from_static_string ("ds-gst-cuda-context");
 }
 
+/* The driver's cuStreamGetCtx, from the libcuda that gstcuda loaded
+ * (gst_cuda_load_library () succeeded before any GstCudaContext existed):
+ * libds-gst links no CUDA library of its own. NULL where it cannot be
+ * found; the check it serves is then left out. */
 static CuStreamGetCtxFunc
 get_stream_ctx_func (void)
 {
@@ -76,15 +80,22 @@ get_stream_ctx_func (void)
 
   if (g_once_init_enter (&once))
     {
-      void *fn = NULL;
-      enum cudaDriverEntryPointQueryResult status;
+      GModule *driver = g_module_open ("libcuda.so.1", G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+      gpointer fn = NULL;
 
-      if (cudaGetDriverEntryPointByVersion ("cuStreamGetCtx", &fn, 12000,
-                                            cudaEnableDefault, &status) == cudaSuccess &&
-          status == cudaDriverEntryPointSuccess)
-        func = (CuStreamGetCtxFunc) fn;
+      if (driver != NULL && g_module_symbol (driver, "cuStreamGetCtx", &fn))
+        {
+          /* Kept open: the pointer is used for the life of the process. */
+          g_module_make_resident (driver);
+          func = (CuStreamGetCtxFunc) fn;
+        }
       else
-        (void) cudaGetLastError ();
+        {
+          GST_DEBUG ("no cuStreamGetCtx in libcuda.so.1 (%s): streams are not checked "
+                     "against their context", g_module_error ());
+        }
+      if (driver != NULL)
+        g_module_close (driver);
       g_once_init_leave (&once, 1);
     }
 

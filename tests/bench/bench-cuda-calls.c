@@ -206,7 +206,7 @@ run_case (Case                 which,
         case CASE_ORDER_ONLY:
         default:
           ds_access_order_init_stream (&order, stream, 0);
-          ds_bench_sink = &order;
+          ds_bench_keep (&order);
           break;
         }
 

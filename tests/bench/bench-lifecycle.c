@@ -132,7 +132,7 @@ order_and_gobject (Ctx *c)
   DsAccessOrder order;
 
   ds_access_order_init_stream (&order, c->stream, c->device);
-  ds_bench_sink = &order;
+  ds_bench_keep (&order);
   g_object_unref (g_object_new (DS_TYPE_BENCH_PLAIN_PROPS, NULL));
 }
 
@@ -375,7 +375,7 @@ prof_order (gpointer data,
       DsAccessOrder order;
 
       ds_access_order_init_stream (&order, c->stream, c->device);
-      ds_bench_sink = &order;
+      ds_bench_keep (&order);
     }
 }
 

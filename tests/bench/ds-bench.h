@@ -63,6 +63,12 @@ extern const DsBenchTemp ds_bench_four_kind[8];
  * measure that instead of ds. */
 extern _Thread_local gpointer volatile ds_bench_sink;
 
+/* For a local the timed body fills (an order on the stack): the compiler
+ * must assume @ptr's memory is read, so the filling stays, without the
+ * local's address landing in ds_bench_sink, where it would dangle once
+ * the loop moves on (gcc 14's -Wdangling-pointer). */
+#define ds_bench_keep(ptr) __asm__ volatile ("" : : "r" (ptr) : "memory")
+
 /* A new scratchpad on a new order for @stream of @device: how a "new"
  * lifecycle starts (the order made each time, as a caller would). */
 static inline DsScratchpad *

@@ -6,14 +6,17 @@
 # Copyright 2026 The ds authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-#   meson setup build-gpu -Dcuda=enabled && meson compile -C build-gpu
-#   ../shared/gpu/bundle build-gpu BUNDLE --suite gst \
-#       --gst-plugin coreelements --gst-plugin videotestsrc \
-#       --gst-plugin videoconvertscale --gst-plugin nvcodec \
-#       --extra-lib build-gpu/examples/gst/libgstdsexamples.so
-#   cp tests/gst/run-gpu-checks.sh BUNDLE/
-#   # on the GPU machine:
+#   build-aux/ds-setup gpu-bundle BUNDLE            # Debian 12 build, or
+#   build-aux/ds-setup gpu-bundle-debian13 BUNDLE   # Debian 13 (as root)
+#   # on the GPU machine (carry BUNDLE):
 #   BUNDLE/run-gpu-checks.sh [LOGDIR]
+#
+# The bundle holds the gst suite (tests and the per-buffer benchmark), the
+# GStreamer plugins coreelements, videotestsrc, videoconvertscale and
+# nvcodec, and this script. A Debian 13 bundle also carries Debian 13's
+# loader and C runtime (the GPU machine's glibc is older): run.sh and this
+# script start every program through it. On a machine without a GPU the
+# same runs end with the GPU cases skipped.
 #
 # Runs, writing each log to LOGDIR (default $OUT, else /tmp/ds-gst-gpu):
 #   1. every bundled test (BUNDLE/run.sh)                    tests.log
@@ -52,12 +55,23 @@ export GST_PLUGIN_SYSTEM_PATH="$B/plugins" GST_PLUGIN_PATH="$B/data/build/exampl
 export GST_REGISTRY_FORK=no GST_REGISTRY="$B/data/build/tests/gst/registry.bin"
 export G_DEBUG=gc-friendly
 
+# A Debian 13 bundle carries its loader and C runtime in libc/ (ds-setup
+# gpu-bundle-debian13): what is started here goes through that loader too,
+# as run.sh does it, with the machine's libcuda found after the bundle's
+# libraries.
+RUN=()
+if [[ -x $B/libc/ld-linux-x86-64.so.2 ]]; then
+  host_cuda=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/ {print $NF; exit}')
+  RUN=("$B/libc/ld-linux-x86-64.so.2" --library-path
+       "$B/libc:$LD_LIBRARY_PATH${host_cuda:+:$(dirname "$host_cuda")}")
+fi
+
 # A failed GTest case ends its process: when test-gst-element-gpu failed,
 # run each of its cases alone as well, so that one failure hides no other.
 if grep -q -- '--- test-gst-element-gpu: FAILED' "$LOG/tests.log"; then
   echo "== test-gst-element GPU cases, one process each"
-  for path in $("$B/bin/test-gst-element" -l | grep '^/DsGst/Element/gpu/'); do
-    timeout -k 5 120 "$B/bin/test-gst-element" --tap -p "$path" >"$LOG/case.log" 2>&1
+  for path in $("${RUN[@]}" "$B/bin/test-gst-element" -l | grep '^/DsGst/Element/gpu/'); do
+    timeout -k 5 120 "${RUN[@]}" "$B/bin/test-gst-element" --tap -p "$path" >"$LOG/case.log" 2>&1
     rc=$?
     echo "$path: exit $rc $(grep -E '^(ok|not ok)' "$LOG/case.log" | head -1)"
     if ((rc != 0)); then
@@ -74,8 +88,11 @@ echo "== benchmark"
 sanitize () {
   local name=$1 path=$2
   local log="$LOG/memcheck-$name-$(basename "$path").log"
+  if ! "${RUN[@]}" "$B/bin/$name" -l | grep -qx -- "$path"; then
+    return   # a case this build does not have (GstCudaStream: 1.24+)
+  fi
   timeout -k 5 90 compute-sanitizer --tool memcheck --error-exitcode 1 --leak-check full \
-    "$B/bin/$name" --tap -p "$path" >"$log" 2>&1
+    "${RUN[@]}" "$B/bin/$name" --tap -p "$path" >"$log" 2>&1
   local rc=$?
   echo "-- memcheck $name $path: exit $rc, $(grep -E '^(ok|not ok)' "$log" | tr '\n' ' ')$(grep -m1 'ERROR SUMMARY' "$log")"
   ((rc == 0)) || status=1
@@ -84,12 +101,14 @@ sanitize () {
 if command -v compute-sanitizer >/dev/null 2>&1; then
   echo "== compute-sanitizer memcheck (--leak-check full), one process per case"
   for path in alloc-in-context finalize-other-thread reuse-steady pools-go-with-context wrong-stream \
-              first-use-threads; do
+              first-use-threads cuda-stream; do
     sanitize test-gst-cuda-context "/DsGst/CudaContext/gpu/$path"
   done
   for path in harness-ds-reuse harness-ds-meta pipeline-I420 queue-ds-meta app-context cuda-memory; do
     sanitize test-gst-element "/DsGst/Element/gpu/$path"
   done
+elif ! command -v nvidia-smi >/dev/null 2>&1; then
+  echo "== no GPU machine here (no nvidia-smi): memcheck left out"
 else
   echo "== compute-sanitizer not found: memcheck not run"
   status=1

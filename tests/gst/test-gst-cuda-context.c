@@ -7,13 +7,16 @@
  * reason. They check that scratch memory for a GstCudaContext is taken in
  * that context whatever the calling thread has current, given back there
  * from any thread, pooled per context, and that the pools go with the
- * context.
+ * context; with GStreamer 1.24+, the same for a GstCudaStream.
  */
 
 #include "ds-gst-test.h"
 
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
+#if DS_GST_HAVE_CUDA_STREAM
+# include <gst/cuda/gstcudastream.h>
+#endif
 
 #define CU_POINTER_ATTRIBUTE_CONTEXT_ 1
 
@@ -361,6 +364,79 @@ test_wrong_stream (void)
   gst_object_unref (ctx);
 }
 
+#if DS_GST_HAVE_CUDA_STREAM
+static void
+test_stream_preconditions (void)
+{
+  g_test_summary ("A NULL GstCudaStream is a programmer error");
+
+  if (!g_test_undefined ())
+    return;
+
+  g_test_expect_message ("DsGst", G_LOG_LEVEL_CRITICAL, "*stream != NULL*");
+  g_assert_null (ds_gst_cuda_stream_new_order (NULL, NULL));
+  g_test_assert_expected_messages ();
+  g_test_expect_message ("DsGst", G_LOG_LEVEL_CRITICAL, "*stream != NULL*");
+  g_assert_null (ds_gst_cuda_stream_new_scratchpad (NULL, NULL));
+  g_test_assert_expected_messages ();
+}
+
+static void
+stream_gone_cb (gpointer       data,
+                GstMiniObject *where_the_object_was)
+{
+  *(gboolean *) data = TRUE;
+}
+
+static void
+test_cuda_stream (void)
+{
+  g_autoptr(GError) error = NULL;
+  GstCudaContext *ctx;
+  GstCudaStream *stream;
+  DsAccessOrder *order;
+  DsScratchpad *sp;
+  gpointer dev, primary;
+  gboolean gone = FALSE;
+
+  g_test_summary ("The order of a GstCudaStream is its handle, in its context; a scratchpad "
+                  "on it allocates in that context and holds the stream until it is "
+                  "finalized (GStreamer 1.24+)");
+  DS_GST_TEST_REQUIRE_CUDA ();
+
+  ctx = gst_cuda_context_new (0);
+  g_assert_nonnull (ctx);
+  stream = gst_cuda_stream_new (ctx);
+  g_assert_nonnull (stream);
+
+  order = ds_gst_cuda_stream_new_order (stream, &error);
+  g_assert_no_error (error);
+  g_assert_true (ds_access_order_is_device (order));
+  g_assert_true (ds_access_order_get_stream (order) == gst_cuda_stream_get_handle (stream));
+  g_assert_cmpint (ds_access_order_get_device (order), ==, 0);
+
+  make_primary_current ();
+  primary = current_context ();
+  sp = ds_gst_cuda_stream_new_scratchpad (stream, &error);
+  g_assert_no_error (error);
+  dev = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, 4096, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (pointer_context (dev) == gst_cuda_context_get_handle (ctx));
+  g_assert_true (current_context () == primary);
+
+  /* The scratchpad keeps the stream alive until its memory is back. */
+  gst_mini_object_weak_ref (GST_MINI_OBJECT_CAST (stream), stream_gone_cb, &gone);
+  gst_cuda_stream_unref (stream);
+  g_assert_false (gone);
+  g_assert_finalize_object (sp);
+  g_assert_true (gone);
+  g_assert_true (current_context () == primary);
+
+  ds_access_order_free (order);
+  gst_object_unref (ctx);
+}
+#endif
+
 static void
 count_warning (const gchar    *log_domain,
                GLogLevelFlags  log_level,
@@ -530,6 +606,10 @@ main (int    argc,
   ds_gst_test_add_func ("/DsGst/CudaContext/gpu/wrong-stream", test_wrong_stream);
   ds_gst_test_add_func ("/DsGst/CudaContext/gpu/restart", test_restart);
   ds_gst_test_add_func ("/DsGst/CudaContext/gpu/first-use-threads", test_first_use_threads);
+#if DS_GST_HAVE_CUDA_STREAM
+  ds_gst_test_add_func ("/DsGst/CudaContext/stream-preconditions", test_stream_preconditions);
+  ds_gst_test_add_func ("/DsGst/CudaContext/gpu/cuda-stream", test_cuda_stream);
+#endif
 
   status = g_test_run ();
   gst_deinit ();

@@ -22,6 +22,7 @@
 
 #if DS_GST_HAVE_CUDA
 # include <gst/cuda/gstcudacontext.h>
+# include <gst/cuda/gstcudamemory.h>
 # include <gst/cuda/gstcudautils.h>
 #endif
 

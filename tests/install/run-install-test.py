@@ -11,13 +11,18 @@
     (nothing in bindir/libexecdir, no ELF file but the libraries (libds,
     and libds-gst in a build with GStreamer): no test,
     example or benchmark binary);
-  - ds-1.0.pc uses only ${prefix}-relative paths, so it relocates;
+  - ds-1.0.pc (and ds-gst-1.0.pc) use only ${prefix}-relative paths, so
+    they relocate, and name no shared CUDA runtime (libds links the static
+    one: ds-1.0.pc's Libs.private names it once, for static links);
   - install-consumer.c compiles with nothing but
     `pkg-config --cflags --libs ds-1.0`, PKG_CONFIG_PATH and
     PKG_CONFIG_SYSROOT_DIR pointing into the install tree (the sysroot also
-    gets symlinks to the include folders of ds's Requires, as a real
+    gets symlinks to the include folders from outside the tree, as a real
     sysroot would hold them), and runs with LD_LIBRARY_PATH into the tree,
     loading the installed libds;
+  - in a build with GStreamer, install-gst-consumer.c (--gst-program) the
+    same way with nothing but `pkg-config --cflags --libs ds-gst-1.0`:
+    <ds-gst.h> with gstcuda's headers and the toolkit's <cuda.h>;
   - Ds-1.0.gir and Ds-1.0.typelib are installed, the GIR names
     ds-1.0/ds.h/libds-1.0.so.SOVERSION, and /usr/bin/python3 loads the
     typelib from the tree with GI_TYPELIB_PATH (when built with
@@ -103,6 +108,7 @@ def main():
     ap.add_argument("--builddir", required=True)
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--program", required=True, help="install-consumer.c")
+    ap.add_argument("--gst-program", help="install-gst-consumer.c (checked when ds-gst-1.0 is installed)")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--gi", choices=["yes", "no"], default="yes")
     args = ap.parse_args()
@@ -189,67 +195,96 @@ def main():
 
     # --- pkg-config -----------------------------------------------------------
     pcdir = os.path.join(r_lib, "pkgconfig")
-    pc = os.path.join(pcdir, "ds-1.0.pc")
-    if not os.path.exists(pc):
-        failures.append("ds-1.0.pc not installed in " + pcdir)
-        pc_text = ""
-    else:
-        with open(pc) as f:
-            pc_text = f.read()
-        print("ds-1.0.pc:\n" + pc_text)
-        for line in pc_text.splitlines():
-            if line.startswith("prefix="):
-                continue
-            if any(x in line for x in (libdir, incdir)):
-                failures.append("ds-1.0.pc has a path not relative to ${prefix}: " + line)
-        if not re.search(r"^Version:\s*%s\s*$" % re.escape(version), pc_text, re.M):
-            failures.append("ds-1.0.pc does not say Version: " + version)
-
     env = dict(os.environ)
     env["PKG_CONFIG_PATH"] = pcdir
     env["PKG_CONFIG_SYSROOT_DIR"] = root
     env.pop("PKG_CONFIG_LIBDIR", None)
-    exe = os.path.join(work, "install-consumer")
-    if pc_text:
-        # The sysroot prefix applies to every package's paths: give the
-        # sysroot the include/lib folders of what ds-1.0 requires.
-        host_env = dict(os.environ)
-        host_env.pop("PKG_CONFIG_SYSROOT_DIR", None)
-        reqs = subprocess.run(["pkg-config", "--print-requires", "ds-1.0"], env=env,
-                              capture_output=True, text=True, check=True).stdout.split()
-        reqs = [r for r in reqs if re.match(r"^[A-Za-z]", r)]
-        dep_flags = subprocess.run(["pkg-config", "--cflags-only-I", "--libs-only-L"] + reqs,
-                                   env=host_env, capture_output=True, text=True,
-                                   check=True).stdout.split()
-        for flag in dep_flags:
-            path = flag[2:]
-            target = under(root, path)
-            if os.path.isabs(path) and os.path.isdir(path) and not os.path.exists(target):
+
+    def read_pc(name):
+        pc = os.path.join(pcdir, name + ".pc")
+        if not os.path.exists(pc):
+            return None
+        with open(pc) as f:
+            text = f.read()
+        print("%s.pc:\n%s" % (name, text))
+        for line in text.splitlines():
+            if line.startswith("prefix="):
+                continue
+            if any(x in line for x in (libdir, incdir)):
+                failures.append("%s.pc has a path not relative to ${prefix}: %s" % (name, line))
+        if not re.search(r"^Version:\s*%s\s*$" % re.escape(version), text, re.M):
+            failures.append("%s.pc does not say Version: %s" % (name, version))
+        # The CUDA runtime is linked statically into libds: no shared
+        # runtime anywhere, and the static one only for a static link of
+        # libds (Libs.private of ds-1.0), once.
+        if re.search(r"libcudart\.so|-lcudart(\s|$)", text):
+            failures.append("%s.pc names the shared CUDA runtime" % name)
+        for line in text.splitlines():
+            if not line.startswith("Libs.private:") and "cudart" in line:
+                failures.append("%s.pc names the CUDA runtime outside Libs.private: %s"
+                                % (name, line))
+            if line.count("cudart_static") > 1:
+                failures.append("%s.pc names the static CUDA runtime twice: %s" % (name, line))
+        return text
+
+    def sysroot_link(flags):
+        """The sysroot prefix applies to every package's paths: give the
+        sysroot the -I/-L folders of FLAGS that are not in the install tree
+        (those of what ds requires, the CUDA toolkit's headers) as links to
+        the machine's own, as a real sysroot would hold them."""
+        for flag in flags:
+            if not flag.startswith(("-I", "-L")) or not flag[2:].startswith(root + os.sep):
+                continue
+            target = flag[2:]
+            path = os.sep + os.path.relpath(target, root)
+            if os.path.isdir(path) and not os.path.exists(target):
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 os.symlink(path, target)
-        r = run(["pkg-config", "--cflags", "--libs", "ds-1.0"], env=env)
+
+    def build_and_run(name, program, exe, lib_flag, inc_dir, loaded_re):
+        """Compiles PROGRAM with nothing but pkg-config --cflags --libs NAME
+        and runs it against the install tree."""
+        r = run(["pkg-config", "--cflags", "--libs", name], env=env)
         if r.returncode != 0:
-            failures.append("pkg-config --cflags --libs ds-1.0 failed")
-        else:
-            flags = shlex.split(r.stdout)
-            if "-I" + r_inc not in flags:
-                failures.append("pkg-config does not give -I" + r_inc)
-            if "-lds-1.0" not in flags:
-                failures.append("pkg-config does not give -lds-1.0")
-            cc = shlex.split(args.cc)
-            r = run(cc + ["-std=gnu11", "-Wall", "-Wextra", "-Werror",
-                          args.program, "-o", exe] + flags)
-            if r.returncode != 0:
-                failures.append("install-consumer.c does not build from pkg-config alone")
-            else:
-                renv = dict(os.environ)
-                renv["LD_LIBRARY_PATH"] = r_lib
-                r = run([exe], env=renv)
-                m = re.search(r"^libds: (.*)$", r.stdout, re.M)
-                if r.returncode != 0:
-                    failures.append("install-consumer failed (rc %d)" % r.returncode)
-                elif not m or not os.path.realpath(m.group(1)).startswith(root + os.sep):
-                    failures.append("install-consumer did not load libds from the install tree")
+            failures.append("pkg-config --cflags --libs %s failed" % name)
+            return
+        flags = shlex.split(r.stdout)
+        sysroot_link(flags)
+        if "-I" + inc_dir not in flags:
+            failures.append("pkg-config %s does not give -I%s" % (name, inc_dir))
+        if lib_flag not in flags:
+            failures.append("pkg-config %s does not give %s" % (name, lib_flag))
+        cc = shlex.split(args.cc)
+        r = run(cc + ["-std=gnu11", "-Wall", "-Wextra", "-Werror", program, "-o", exe] + flags)
+        if r.returncode != 0:
+            failures.append("%s does not build from pkg-config %s alone"
+                            % (os.path.basename(program), name))
+            return
+        renv = dict(os.environ)
+        renv["LD_LIBRARY_PATH"] = r_lib
+        r = run([exe], env=renv)
+        m = re.search(loaded_re, r.stdout, re.M)
+        if r.returncode != 0:
+            failures.append("%s failed (rc %d)" % (os.path.basename(exe), r.returncode))
+        elif not m or not os.path.realpath(m.group(1)).startswith(root + os.sep):
+            failures.append("%s did not load its library from the install tree"
+                            % os.path.basename(exe))
+
+    if read_pc("ds-1.0") is None:
+        failures.append("ds-1.0.pc not installed in " + pcdir)
+    else:
+        build_and_run("ds-1.0", args.program, os.path.join(work, "install-consumer"),
+                      "-lds-1.0", r_inc, r"^libds: (.*)$")
+
+    # ds-gst-1.0, in a build with GStreamer: <ds-gst.h> (which includes
+    # gstcuda's headers and the toolkit's <cuda.h> when built with
+    # gstreamer-cuda) from its .pc file alone.
+    if args.gst_program and read_pc("ds-gst-1.0") is not None:
+        build_and_run("ds-gst-1.0", args.gst_program,
+                      os.path.join(work, "install-gst-consumer"), "-lds-gst-1.0",
+                      under(root, os.path.join(incdir, "ds-gst-1.0")), r"^libds-gst: (.*)$")
+    elif args.gst_program:
+        print("note: no ds-gst-1.0.pc installed (built without GStreamer)")
 
     # --- GObject-Introspection --------------------------------------------------
     gir = under(root, os.path.join(datadir, "gir-1.0", "Ds-1.0.gir"))
