@@ -103,5 +103,7 @@ void              ds_memory_resource_set_default        (DsMemoryKind         ki
                                                          DsMemoryResource    *resource);
 DS_AVAILABLE_IN_ALL
 void              ds_memory_resource_forget_context     (gpointer             context);
+DS_AVAILABLE_IN_0_2
+guint64           ds_memory_resource_trim_defaults      (void);
 
 G_END_DECLS

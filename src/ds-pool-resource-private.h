@@ -134,8 +134,8 @@ void     ds_pool_release_idle   (DsPoolResource      *self,
 /* For the default registry and ds-gst ------------------------------------------------ */
 
 /* Gives every cached block back upstream, waiting for the stream work that
- * may still use them; for a pool whose context is about to go. */
-void              ds_pool_resource_drain          (DsPoolResource   *self);
+ * may still use them; returns the bytes given back. */
+guint64           ds_pool_resource_drain          (DsPoolResource   *self);
 
 /* A pool over @upstream whose upstream calls, from any thread, run on
  * @device (>= 0) in the driver context @context (NULL: the device's

@@ -562,12 +562,16 @@ ds_pool_resource_get_stats (DsPoolResource *self,
   stats->peak_bytes_in_use = (guint64) __atomic_load_n (&self->peak, __ATOMIC_RELAXED);
 }
 
-void
+guint64
 ds_pool_resource_drain (DsPoolResource *self)
 {
+  guint64 freed;
+
   g_mutex_lock (&self->grow_lock);
-  ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_ALL);
+  freed = ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_ALL);
   g_mutex_unlock (&self->grow_lock);
+
+  return freed;
 }
 
 /**

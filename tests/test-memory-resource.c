@@ -544,6 +544,35 @@ test_default_no_device (void)
     }
 }
 
+static void
+test_default_trim (void)
+{
+  g_autoptr(GError) error = NULL;
+  DsMemoryResource *pool = ds_memory_resource_get_default (DS_MEMORY_KIND_HOST, -1, &error);
+  DsScratchpad *sp = ds_scratchpad_new (NULL);
+  DsPoolStats stats;
+
+  g_test_summary ("ds_memory_resource_trim_defaults () gives back everything the "
+                  "default pools cache, and they work again afterwards");
+
+  g_assert_no_error (error);
+  g_assert_nonnull (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 100000, 0, &error));
+  g_assert_no_error (error);
+  g_assert_finalize_object (sp);
+
+  ds_pool_resource_get_stats (DS_POOL_RESOURCE (pool), &stats);
+  g_assert_cmpuint (stats.bytes_cached, >, 0);
+  g_assert_cmpuint (ds_memory_resource_trim_defaults (), >=, stats.bytes_cached);
+  ds_pool_resource_get_stats (DS_POOL_RESOURCE (pool), &stats);
+  g_assert_cmpuint (stats.bytes_cached, ==, 0);
+  g_assert_cmpuint (stats.bytes_held, ==, 0);
+
+  sp = ds_scratchpad_new (NULL);
+  g_assert_nonnull (ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 100, 0, &error));
+  g_assert_no_error (error);
+  g_assert_finalize_object (sp);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -564,6 +593,7 @@ main (int    argc,
   g_test_add_func ("/Ds/MemoryResource/default/set", test_default_set);
   g_test_add_func ("/Ds/MemoryResource/default/bad-input", test_default_bad_input);
   g_test_add_func ("/Ds/MemoryResource/default/no-device", test_default_no_device);
+  g_test_add_func ("/Ds/MemoryResource/default/trim", test_default_trim);
 
   return g_test_run ();
 }

@@ -30,6 +30,9 @@ def memory_resource_get_default(kind: MemoryKind, device: int) -> MemoryResource
 def memory_resource_set_default(kind: MemoryKind, device: int, resource: MemoryResource | None) -> None:
     """Replaces the default resource of kind for device (and for the driver context current on the calling thread, as in `Ds.MemoryResource.get_default`)."""
     ...
+def memory_resource_trim_defaults() -> int:
+    """Gives back to CUDA (and to the C library) everything the default resources that ds made keep cached, on every device and driver context, waiting for the stream work that may still use it. What scratchpads hold is theirs until they are released."""
+    ...
 
 
 class AccessOrder(GObject.GBoxed):
@@ -232,6 +235,10 @@ class MemoryResource(GObject.GInterface):
     @staticmethod
     def set_default(kind: MemoryKind, device: int, resource: MemoryResource | None) -> None:
         """Replaces the default resource of kind for device (and for the driver context current on the calling thread, as in `Ds.MemoryResource.get_default`)."""
+        ...
+    @staticmethod
+    def trim_defaults() -> int:
+        """Gives back to CUDA (and to the C library) everything the default resources that ds made keep cached, on every device and driver context, waiting for the stream work that may still use it. What scratchpads hold is theirs until they are released."""
         ...
     def do_allocate(self, size: int, alignment: int) -> int | None:
         """Allocates size bytes aligned to alignment, usable at once by the host (for host-visible kinds) and by any stream."""
