@@ -85,7 +85,7 @@ test_next_block_size_ceiling (Fixture       *f,
 {
   const gsize MiB = 1024 * KiB;
 
-  g_test_summary ("Issue 12, finding 7: doubling stops at the ceiling "
+  g_test_summary ("doubling stops at the ceiling "
                   "(64 MiB by default); a request above it gets a block of "
                   "its own size (with its padding), never a doubled one");
 

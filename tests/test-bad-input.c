@@ -3,7 +3,7 @@
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * One table, one case per row (issue 12): the call, and what it must get
+ * One table, one case per row: the call, and what it must get
  * — NULL without an error (size 0), a GError in DS_ERROR with its code and
  * a message that names the caller's own values, or a critical (programmer
  * errors: NULL objects, an error already set, settings once fixed). Every

@@ -158,7 +158,7 @@ test_growth_ceiling (Fixture       *f,
   const gsize ceiling = 1024 * KiB;
   guint kind;
 
-  g_test_summary ("Issue 12, finding 7: blocks double up to max-block-size "
+  g_test_summary ("blocks double up to max-block-size "
                   "and then stay there, however long the scratchpad is "
                   "used without a release; a request above the ceiling "
                   "gets a block of its own size, and the next block is a "

@@ -344,7 +344,7 @@ test_max_block_size_property (void)
   guint notified = 0;
   guint64 value = 0;
 
-  g_test_summary ("max-block-size (issue 12, finding 7): a plain read-write "
+  g_test_summary ("max-block-size: a plain read-write "
                   "guint64 setting, default 64 MiB, 0 for the default, "
                   "notified once per change; the getter and setter agree");
 

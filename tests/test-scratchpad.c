@@ -762,7 +762,7 @@ test_to_contiguous_bad_input (Fixture       *f,
   g_assert_cmpuint (ds_test_scratchpad_total_calls (f), ==, 0);
 }
 
-/* Issue 12 ------------------------------------------------------------------ */
+/* Misuse ---------------------------------------------------------------------- */
 
 static void
 test_error_already_set (Fixture       *f,
@@ -773,7 +773,7 @@ test_error_already_set (Fixture       *f,
   DsTestKindState before;
   guint kind;
 
-  g_test_summary ("Issue 12, finding 3: with *error already set, every "
+  g_test_summary ("with *error already set, every "
                   "allocation path is refused the same way (a critical, "
                   "NULL, the error untouched, nothing handed out), whether "
                   "the request fits the current block or not");
@@ -848,7 +848,7 @@ test_messages_name_arguments (Fixture       *f,
       "Cannot allocate 1099511627776 bytes of host memory with alignment 4096: " },
   };
 
-  g_test_summary ("Issue 12, finding 5: an error names the size and "
+  g_test_summary ("an error names the size and "
                   "alignment as the caller passed them (0 as the default), "
                   "never the block size or block alignment behind them");
 
@@ -922,7 +922,7 @@ test_disposed (Fixture       *f,
 {
   guint kind;
 
-  g_test_summary ("Issue 12, finding 4: after g_object_run_dispose () the "
+  g_test_summary ("after g_object_run_dispose () the "
                   "memory is back upstream and every allocation, of any "
                   "size, through any entry point, is DS_ERROR_DISPOSED rather "
                   "than served by the default pools; release stays safe and "
@@ -986,7 +986,7 @@ test_disposed_with_exports (Fixture       *f,
   g_autoptr(GError) error = NULL;
   DsBlock *block, *export;
 
-  g_test_summary ("Issue 12, finding 4: disposed while an export is alive, "
+  g_test_summary ("disposed while an export is alive, "
                   "the exported memory stays (with its resource) until the "
                   "export is gone, and even the room left in its block is "
                   "not handed out");

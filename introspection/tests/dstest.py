@@ -172,8 +172,8 @@ PY_RESOURCE_PROBLEM = probe_python_resource()
 
 
 def needs_c(letter, what):
-    """Marks a test that waits for a change of the C library (listed in the
-    report of issue 43): an expected failure until then, shown in TAP as
+    """Marks a test that waits for a change of the C library: an expected
+    failure until then, shown in TAP as
     "# TODO needs C change (letter): what"."""
     return tap.expected_failure('needs C change (%s): %s' % (letter, what))
 

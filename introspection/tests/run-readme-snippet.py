@@ -7,9 +7,9 @@
 way the README says: `meson devenv -C BUILDDIR` and a python3 that has
 PyGObject, under -X dev. The environment is cleaned of GI_TYPELIB_PATH,
 LD_LIBRARY_PATH and PYTHONPATH first, so the typelib, libds and the Ds
-override must all come from meson devenv (issue 10: without
-meson.add_devenv, `with Ds.Scratchpad()` failed there with "does not support
-the context manager protocol").
+override must all come from meson devenv (without meson.add_devenv,
+`with Ds.Scratchpad()` would fail there with "does not support the context
+manager protocol").
 
 Prints the session (the snippet and what it printed) and fails on a
 non-zero exit or anything on stderr but PyGObject's own -X dev warning.

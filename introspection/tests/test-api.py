@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-# The Python API a GPU Python user expects, and what it reports (issue 10).
+# The Python API a GPU Python user expects, and what it reports.
 #
 # Copyright 2026 The ds authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Findings 3, 4 and 5 of issue 10: wrong-kind resources and properties that
+# Wrong-kind resources and properties that
 # read back what is in effect; exceptions from Python resources chained or
 # reported; no reference cycle through a scratchpad; write() from any
 # bytes-like object, uploads that return blocks, orders from stream objects,

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Exports: zero-copy views of blocks and the memory they keep (issue 10).
+# Exports: zero-copy views of blocks and the memory they keep.
 #
 # Copyright 2026 The ds authors
 # SPDX-License-Identifier: LGPL-2.1-or-later

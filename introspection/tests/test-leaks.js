@@ -1,4 +1,4 @@
-// Memory over many lifecycles on gjs's documented path (issue 10, finding 4).
+// Memory over many lifecycles on gjs's documented path.
 //
 // Copyright 2026 The ds authors
 // SPDX-License-Identifier: LGPL-2.1-or-later

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Memory over many lifecycles on the documented path (issue 10, finding 4).
+# Memory over many lifecycles on the documented path.
 #
 # Copyright 2026 The ds authors
 # SPDX-License-Identifier: LGPL-2.1-or-later

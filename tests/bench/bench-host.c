@@ -5,7 +5,7 @@
  *
  * Runs on any machine: only host memory, no CUDA call. Decides, by
  * measurement, whether the default host resource should be a pool.
- * Also runs the CPU side of issue 9's many small temporaries (three
+ * Also runs the CPU side of many small temporaries (three
  * kinds) with host memory standing in for pinned and device memory, so
  * that a machine without a GPU can count and time what ds does there.
  */
@@ -392,7 +392,7 @@ small_ds_reused (gpointer data,
     }
 }
 
-/* The three kinds of issue 9's small temporaries, a plan each: plans
+/* The three kinds of small temporaries, a plan each: plans
  * i, i + 1 and i + 2 for lifecycle i. The scratchpad is in a local, as
  * its documentation asks for a loop of allocations. */
 static void
@@ -590,13 +590,13 @@ main (int    argc,
     plain = ds_bench_table_add_case (t, "baseline: g_object_new (a final type with no properties) + unref",
                                      construct_plain, NULL, &h, 0, 100000, 1.0);
     ds_bench_table_measure (t);
-    /* Issue 9's target is against "a plain GObject with no construct
+    /* target is against "a plain GObject with no construct
      * properties"; its own GObject figure was of a type with 11 plain
      * properties. A type with none skips GLib's notify-queue freeze and
      * thaw at construction (two takes of a process-wide lock): the
      * stricter ratio is printed beside it. */
     ds_bench_table_target (t, "ds_scratchpad_new + unref vs a plain GObject with the same 13 plain "
-                           "properties, none construct (issue 9's baseline)",
+                           "properties, none construct (the GObject baseline)",
                            ds->median_ns / props->median_ns, "<=", 1.1, "x");
     ds_bench_table_note (t, "stricter, against a type with no properties at all (no notify queue): "
                          "%.2fx", ds->median_ns / plain->median_ns);
@@ -660,7 +660,7 @@ main (int    argc,
   }
 
   {
-    g_autoptr(DsBenchTable) t = ds_bench_table_new ("issue 9's many small temporaries on the CPU: 1..100 Poisson(1 KiB) "
+    g_autoptr(DsBenchTable) t = ds_bench_table_new ("many small temporaries on the CPU: 1..100 Poisson(1 KiB) "
                                                     "each of host, pinned and device, alignment 16; pinned and device "
                                                     "from pools of host memory, host order (no CUDA call, no fence)");
     g_autoptr(DsMemoryResource) pinned = host_pool_as (DS_MEMORY_KIND_PINNED);

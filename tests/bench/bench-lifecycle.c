@@ -5,14 +5,13 @@
  *
  * Needs a GPU (exits 77 without one). One non-blocking stream; every case
  * does the same temporaries, the stream is synchronized (untimed) between
- * batches, and the pools are warm. The targets of DESIGN.md §4 and issue 9
+ * batches, and the pools are warm. The targets of DESIGN.md §4
  * are printed as MET/MISSED lines under each table: absolute limits, or
  * ratios to baselines timed in this run.
  *
  * DALI's DynamicScratchpad cannot be built here; the figures printed for
  * it are references, labelled as such, from one run on the H200 beside ds
- * (issue 9, 2026-11-30: one non-blocking stream, median of 20 000
- * lifecycles, each including the creation of the stream order). No
+ *. No
  * MET/MISSED line uses them.
  */
 
@@ -20,7 +19,7 @@
 
 #include <string.h>
 
-/* DALI's workload of issue 9: 16 KiB host + pinned + managed, 256 KiB device. */
+/* DALI's four-kind workload: 16 KiB host + pinned + managed, 256 KiB device. */
 static const Temp dali4[4] = {
   { DS_MEMORY_KIND_HOST, 16 << 10 },
   { DS_MEMORY_KIND_PINNED, 16 << 10 },
@@ -125,7 +124,7 @@ dev_ds_new (gpointer data,
 
 /* What a new scratchpad per lifecycle pays before it allocates anything:
  * the stream order and a GObject with DsScratchpad's 13 plain properties
- * made and dropped (issue 9's construction baseline). */
+ * made and dropped (construction baseline). */
 static void
 order_and_gobject (Ctx *c)
 {
@@ -583,7 +582,7 @@ main (int    argc,
   /* DALI's four-kind workload --------------------------------------------- */
   {
     g_autoptr(DsBenchTable) t = ds_bench_table_new (
-      "DALI's four-kind workload of issue 9: 16 KiB host + pinned + managed and 256 KiB device");
+      "DALI's four-kind workload: 16 KiB host + pinned + managed and 256 KiB device");
     DsBenchResult *ds_new, *reused, *async;
 
     c.temps = dali4;
@@ -598,7 +597,7 @@ main (int    argc,
     ds_bench_table_measure (t);
     note_calls (t, "ds new", temps_ds_new, &c, 2000);
     ds_bench_table_note (t, "reference, not this run: DALI 113 us (its managed memory is not pooled), "
-                         "cudaMallocAsync 16.6 us, ds then 7.9 us new / 5.5 reused (H200, issue 9); "
+                         "cudaMallocAsync 16.6 us, ds then 7.9 us new / 5.5 reused (DESIGN.md); "
                          "ds new here is %.3gx that DALI figure, reused %.3gx",
                          ds_new->median_ns / 113000, reused->median_ns / 113000);
     ds_bench_table_target (t, "ds new vs cudaMallocAsync for the same temporaries", ds_new->median_ns / async->median_ns, "<=", 1, "x");
@@ -640,7 +639,7 @@ main (int    argc,
                          "pair before any allocation (the target is 0.8x); ds new minus that floor: %+.0f ns",
                          new_floor_->median_ns / async->median_ns, ds_new->median_ns - new_floor_->median_ns);
     ds_bench_table_note (t, "reference, not this run: DALI 3.6 us with a 1-thread kernel, cudaMallocAsync 3.7, "
-                         "ds then 5.5 new / 4.0 reused (H200, issue 9)");
+                         "ds then 5.5 new / 4.0 reused (DESIGN.md)");
     ds_bench_table_target (t, "ds new vs a cudaMallocAsync+cudaFreeAsync pair doing the same work",
                            ds_new->median_ns / async->median_ns, "<=", 0.8, "x");
     ds_bench_table_target (t, "ds reused vs a cudaMallocAsync+cudaFreeAsync pair doing the same work",
@@ -671,7 +670,7 @@ main (int    argc,
   /* Many small temporaries ------------------------------------------------ */
   {
     g_autoptr(DsBenchTable) t = ds_bench_table_new (
-      "many small temporaries (DALI's Perf workload of issue 9): per lifecycle 1..100 allocations "
+      "many small temporaries (DALI's Perf workload): per lifecycle 1..100 allocations "
       "of Poisson(1 KiB) for each of host, pinned, device, alignment 16 (256 fixed plans, drawn "
       "before timing). Baselines: host with malloc, pinned and device with the allocator named");
     DsBenchResult *ds_new, *ds_reused, *if_new, *if_reused, *ds_kept, *if_kept, *floor_, *timer_;
@@ -697,8 +696,8 @@ main (int    argc,
     note_calls (t, "ds reused", small_ds_reused, &c, 1000);
     note_calls (t, "ds reused, keep-blocks", small_ds_kept, &c, 1000);
     ds_bench_table_note (t, "reference, not this run: DALI 1.85 us through its interface "
-                         "(cudaMallocAsync per allocation 236 us; ds then 6.8 new / 4.2 reused), H200, "
-                         "issue 9; ds here, interface: new %.3gx, reused %.3gx that DALI figure",
+                         "(cudaMallocAsync per allocation 236 us; ds then 6.8 new / 4.2 reused), DESIGN.md; "
+                         "ds here, interface: new %.3gx, reused %.3gx that DALI figure",
                          if_new->median_ns / 1850, if_reused->median_ns / 1850);
     ds_bench_table_note (t, "a new scratchpad per lifecycle pays at least the order and the GObject (%.3f us) "
                          "and the reused lifecycle (%.3f us, C): %.3f us; ds new (C) minus that: %+.0f ns",

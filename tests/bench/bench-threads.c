@@ -8,12 +8,12 @@
  * fixed time, after a short warm-up; all threads share the default pools.
  * Each point is the median of five runs, interleaved with the others. The ds lifecycles queue
  * no work on their streams; one more row set adds a cudaStreamSynchronize
- * every 64 lifecycles, as a pipeline that waits for its stream would. Targets (issue 9): at 8
+ * every 64 lifecycles, as a pipeline that waits for its stream would. Targets: at 8
  * threads, reused scratchpads >= 5x the lifecycles/s of one thread, new
  * ones >= 3x, and host-only new scratchpads at least the rate of plain
  * GObject construction measured here (GLib's own ceiling: g_object_new ()
  * and unref take process-wide locks and reference counts), for a GObject
- * with as many plain properties as DsScratchpad (issue 9's baseline; a
+ * with as many plain properties as DsScratchpad (the GObject baseline; a
  * type with none is printed beside it).
  *
  * More rows say where scaling stops: the host, device, pinned and
@@ -100,7 +100,7 @@ static __thread guint32 thread_word_value;
 
 /* One lifecycle of @mode on @stream; @reused is the thread's reused
  * scratchpad. The GObject ceilings: DS_TYPE_BENCH_PLAIN_PROPS, a final
- * type with DsScratchpad's 13 plain properties (issue 9's baseline: its
+ * type with DsScratchpad's 13 plain properties (the GObject baseline: its
  * construction also freezes and thaws the notify queue under GLib's
  * process-wide lock), and DS_TYPE_BENCH_PLAIN, one with none. */
 static inline void
@@ -440,7 +440,7 @@ main (int    argc,
   ds_bench_print_target ("8-thread speed-up of ds new", rates[MODE_DS_NEW][3] / rates[MODE_DS_NEW][0],
                          ">=", 3, "x");
   ds_bench_print_target ("host-only ds new at 8 threads vs new + unref of a GObject with the same "
-                         "13 plain properties at 8 threads (issue 9's baseline; lifecycles/s over "
+                         "13 plain properties at 8 threads (the GObject baseline; lifecycles/s over "
                          "objects/s, same run)",
                          rates[MODE_DS_HOST_NEW][3] / rates[MODE_GOBJECT_PROPS][3], ">=", 1, "x");
   printf ("  (GObject ceiling here: %.0f objects/s at 1 thread, %.0f at 8; stricter, a type "

@@ -26,7 +26,7 @@ ds_bench_plain_init (DsBenchPlain *self)
 {
 }
 
-/* Issue 9's GObject baseline: as many plain read-write properties as
+/* GObject baseline: as many plain read-write properties as
  * DsScratchpad has (none construct), so that GLib freezes and thaws its
  * notify queue at construction as it does for a scratchpad. */
 #define N_PLAIN_PROPS 13

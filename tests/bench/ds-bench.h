@@ -92,7 +92,7 @@ ds_bench_alloc_temps (DsScratchpad      *sp,
 }
 
 /* The GObject baselines (ds-bench-threads.c): a final type with no
- * properties, and issue 9's: a final type with as many plain read-write
+ * properties, and the one ds is measured against: a final type with as many plain read-write
  * properties as DsScratchpad (13, none construct). */
 #define DS_TYPE_BENCH_PLAIN (ds_bench_plain_get_type ())
 G_DECLARE_FINAL_TYPE (DsBenchPlain, ds_bench_plain, DS, BENCH_PLAIN, GObject)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# run-gpu-reliability.sh: the GPU reliability checks of issue 12 on a GPU
+# run-gpu-reliability.sh: the GPU reliability checks on a GPU
 # machine, from a bundle made by ../shared/gpu/bundle.
 #
 # Copyright 2026 The ds authors
