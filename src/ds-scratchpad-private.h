@@ -99,19 +99,22 @@ ds_scratchpad_held_kinds (const DsScratchpad *self)
  * made from Python, whose threads run while a call is in C. *@nested: the
  * calling thread was inside already (ds_scratchpad_leave () then leaves
  * it so). */
+/* A byte per thread whose address stands for the thread. */
+extern __thread gchar ds_scratchpad_thread_token;
+
 static inline gboolean
 ds_scratchpad_enter (DsScratchpad *self,
                      gboolean     *nested)
 {
-  static __thread gchar token;
+  gpointer token = &ds_scratchpad_thread_token;
   gpointer user = NULL;
 
   *nested = FALSE;
-  if (G_LIKELY (__atomic_compare_exchange_n (&self->user, &user, (gpointer) &token, FALSE,
+  if (G_LIKELY (__atomic_compare_exchange_n (&self->user, &user, token, FALSE,
                                              __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)))
     return TRUE;
 
-  *nested = user == (gpointer) &token;
+  *nested = user == token;
   return *nested;
 }
 
@@ -126,6 +129,15 @@ ds_scratchpad_leave (DsScratchpad *self,
 /* DS_ERROR_BUSY for a request of @self that another thread is inside. */
 void     ds_scratchpad_set_busy_error     (DsScratchpad       *self,
                                            GError            **error);
+
+/* Settings (ds-scratchpad-settings.c) -------------------------------------------- */
+
+void     ds_scratchpad_install_properties (GObjectClass       *object_class);
+/* Sets the first block size of @kind (0: the default); whether that
+ * changed it. */
+gboolean ds_scratchpad_set_initial_size   (DsScratchpad       *self,
+                                           DsMemoryKind        kind,
+                                           guint64             size);
 
 /* Memory (ds-scratchpad-alloc.c) ------------------------------------------------- */
 
