@@ -73,57 +73,56 @@ ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface)
 
 /* Uploads (DALI's ToGPU and ToContiguousGPU) ---------------------------------------- */
 
-/* ds_scratchpad_to_contiguous_device (), its arguments checked. */
-static gpointer
-upload (DsScratchpad        *self,
-        guint                n_arrays,
-        const gconstpointer *arrays,
-        const gsize         *sizes,
-        gsize                alignment,
-        gpointer            *device_ptrs,
-        GError             **error)
+/* Sets @total to the packed size of @n_arrays arrays each at @alignment
+ * (checked, and 0 raised to the minimum); FALSE with @error set if the
+ * alignment is bad or the size overflows. */
+static gboolean
+packed_size (guint         n_arrays,
+             const gsize  *sizes,
+             gsize        *alignment,
+             gsize        *total,
+             GError      **error)
 {
-  gsize total = 0, alignment_as_passed = alignment;
-  const DsAccessOrder *pinned_order;
-  guint8 *staging, *device;
+  gsize alignment_as_passed = *alignment;
   char text[64];
 
-  if (!ds_arena_check_request (0, &alignment, error))
-    return NULL;
+  *total = 0;
+  if (!ds_arena_check_request (0, alignment, error))
+    return FALSE;
 
   for (guint i = 0; i < n_arrays; i++)
     {
-      gsize start = (total + alignment - 1) & ~(alignment - 1);
+      gsize start = (*total + *alignment - 1) & ~(*alignment - 1);
 
-      if (start < total || sizes[i] > G_MAXSIZE - start - alignment)
+      if (start < *total || sizes[i] > G_MAXSIZE - start - *alignment)
         {
           g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
                        "The total size of the %u arrays with %s overflows at "
                        "array %u (%" G_GSIZE_FORMAT " bytes)", n_arrays,
                        ds_memory_alignment_text (text, alignment_as_passed,
-                     DS_ARENA_MIN_ALIGNMENT),
+                                                 DS_ARENA_MIN_ALIGNMENT),
                        i, sizes[i]);
-          return NULL;
+          return FALSE;
         }
-      g_return_val_if_fail (arrays[i] != NULL || sizes[i] == 0, NULL);
-      total = start + sizes[i];
+      *total = start + sizes[i];
     }
 
-  if (total == 0)
-    {
-      for (guint i = 0; device_ptrs != NULL && i < n_arrays; i++)
-        device_ptrs[i] = NULL;
-      return NULL;
-    }
+  return TRUE;
+}
 
-  staging = ds_scratchpad_alloc (self, DS_MEMORY_KIND_PINNED, total, alignment, error);
-  if (staging == NULL)
-    return NULL;
-  device = ds_scratchpad_alloc (self, DS_MEMORY_KIND_DEVICE, total, alignment, error);
-  if (device == NULL)
-    return NULL;
+/* Copies the arrays into @staging at their packed offsets and tells where
+ * each lands in @device (NULL for an empty one). */
+static void
+pack (guint                n_arrays,
+      const gconstpointer *arrays,
+      const gsize         *sizes,
+      gsize                alignment,
+      guint8              *staging,
+      guint8              *device,
+      gpointer            *device_ptrs)
+{
+  gsize total = 0;
 
-  total = 0;
   for (guint i = 0; i < n_arrays; i++)
     {
       gsize start = (total + alignment - 1) & ~(alignment - 1);
@@ -134,17 +133,6 @@ upload (DsScratchpad        *self,
         device_ptrs[i] = sizes[i] > 0 ? device + start : NULL;
       total = start + sizes[i];
     }
-
-  /* In host order the copy is complete when this returns. */
-  if (!ds_access_order_memcpy (&self->device_order, device, staging, total, FALSE, error))
-    return NULL;
-
-  pinned_order = ds_scratchpad_dealloc_order (self, DS_MEMORY_KIND_PINNED);
-  if (!ds_access_order_equal (pinned_order, &self->device_order) &&
-      !ds_access_order_wait (pinned_order, &self->device_order, error))
-    return NULL;
-
-  return device;
 }
 
 /**
@@ -176,11 +164,15 @@ ds_scratchpad_to_contiguous_device (DsScratchpad        *self,
                                     gpointer            *device_ptrs,
                                     GError             **error)
 {
+  const DsAccessOrder *pinned_order;
+  guint8 *staging, *device = NULL;
   gboolean nested;
-  gpointer device;
+  gsize total;
 
   g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
   g_return_val_if_fail (n_arrays == 0 || (arrays != NULL && sizes != NULL), NULL);
+  for (guint i = 0; i < n_arrays; i++)
+    g_return_val_if_fail (arrays[i] != NULL || sizes[i] == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!ds_scratchpad_enter (self, &nested))
@@ -188,9 +180,32 @@ ds_scratchpad_to_contiguous_device (DsScratchpad        *self,
       ds_scratchpad_set_busy_error (self, error);
       return NULL;
     }
-  device = upload (self, n_arrays, arrays, sizes, alignment, device_ptrs, error);
-  ds_scratchpad_leave (self, nested);
 
+  if (!packed_size (n_arrays, sizes, &alignment, &total, error))
+    goto out;
+  if (total == 0)
+    {
+      pack (n_arrays, arrays, sizes, alignment, NULL, NULL, device_ptrs);
+      goto out;
+    }
+
+  staging = ds_scratchpad_alloc (self, DS_MEMORY_KIND_PINNED, total, alignment, error);
+  if (staging != NULL)
+    device = ds_scratchpad_alloc (self, DS_MEMORY_KIND_DEVICE, total, alignment, error);
+  if (device == NULL)
+    goto out;
+  pack (n_arrays, arrays, sizes, alignment, staging, device, device_ptrs);
+
+  /* In host order the copy is complete when this returns; otherwise the
+   * pinned staging memory must not go back before the copy has read it. */
+  pinned_order = ds_scratchpad_dealloc_order (self, DS_MEMORY_KIND_PINNED);
+  if (!ds_access_order_memcpy (&self->device_order, device, staging, total, FALSE, error) ||
+      (!ds_access_order_equal (pinned_order, &self->device_order) &&
+       !ds_access_order_wait (pinned_order, &self->device_order, error)))
+    device = NULL;
+
+out:
+  ds_scratchpad_leave (self, nested);
   return device;
 }
 
