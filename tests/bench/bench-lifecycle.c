@@ -10,9 +10,8 @@
  * ratios to baselines timed in this run.
  *
  * DALI's DynamicScratchpad cannot be built here; the figures printed for
- * it are references, labelled as such, from one run on the H200 beside ds
- *. No
- * MET/MISSED line uses them.
+ * it are references, labelled as such, from one run beside ds (DESIGN.md
+ * §4). No MET/MISSED line uses them.
  */
 
 #include "bench-lifecycle.h"
