@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "ds-gst-scratch-meta.h"
+#include "ds-gst-debug-private.h"
 
 /* The memory kinds, checked without reaching into ds's private headers. */
 #define KIND_IS_VALID(kind) ((guint) (kind) < DS_N_MEMORY_KINDS)
@@ -33,6 +34,7 @@ ds_gst_scratch_meta_api_get_type (void)
       static const gchar *tags[] = { GST_META_TAG_MEMORY_STR, NULL };
       GType type = gst_meta_api_type_register ("DsGstScratchMetaAPI", tags);
 
+      ds_gst_debug_init ();
       g_once_init_leave (&type_id, type);
     }
 
