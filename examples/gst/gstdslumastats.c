@@ -870,7 +870,7 @@ process_frame (GstDsLumaStats  *self,
     case GST_DS_SCRATCH_MODE_DS_META:
       if (ok)
         ds_gst_buffer_add_scratch_meta_full (buffer, sp, meta_tag (), DS_MEMORY_KIND_DEVICE,
-                                             s.result, sizeof (DsLumaResult));
+                                             s.result, sizeof (DsLumaResult), NULL);
       break;
     default:
       break;
