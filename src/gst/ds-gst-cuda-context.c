@@ -308,7 +308,7 @@ ds_gst_cuda_context_release (GstCudaContext *context)
  * (for the legacy default stream, by pushing it), so that scratchpads on
  * it allocate and give memory back with @context current, on any thread.
  *
- * With GStreamer 1.24 or newer, [func@DsGst.cuda_stream_new_order] takes a
+ * With GStreamer 1.24 or newer, `ds_gst_cuda_stream_new_order()` takes a
  * `GstCudaStream` instead.
  *
  * Returns: (transfer full) (nullable): a new #DsAccessOrder, or `NULL`
@@ -351,11 +351,13 @@ ds_gst_cuda_context_new_order (GstCudaContext  *context,
  * finalize when the last reference goes, on whatever thread — runs with
  * @context current and gives the memory back in the stream's order.
  *
- * For an element, make one such scratchpad per stream and call
- * `ds_scratchpad_release()` after each buffer: that is the fast path. A
- * new scratchpad per buffer costs an object and an order each time; use it
- * (with [func@DsGst.buffer_add_scratch_meta]) for scratch that must live
- * as long as the buffer.
+ * @stream must outlive the scratchpad's memory: an element that does not
+ * manage its stream's life that way takes a [struct@DsGst.Stream], which
+ * ds-gst keeps alive for its scratchpads ([method@DsGst.Stream.new_scratchpad]).
+ * The fast path is one scratchpad per element, released after each buffer;
+ * a new one per buffer costs an object and an order each time, and is for
+ * scratch that must live as long as the buffer
+ * ([func@DsGst.buffer_add_scratch_meta]).
  *
  * Returns: (transfer full) (nullable): a new #DsScratchpad, or `NULL` with
  *   @error set as by [func@DsGst.cuda_context_new_order]
@@ -396,7 +398,8 @@ ds_gst_cuda_context_new_scratchpad (GstCudaContext  *context,
  * hold.
  *
  * The resource is valid while @context is; do not keep a reference on it
- * beyond that.
+ * beyond that. When the last [struct@DsGst.Stream] of @context goes, the
+ * pools give back every block they hold idle.
  *
  * Returns: (transfer none) (nullable): the resource, or `NULL` with @error
  *   set (%DS_ERROR_INVALID_ARGUMENT for an unknown kind)
