@@ -19,6 +19,16 @@
 
 G_BEGIN_DECLS
 
+/* Whether ds_scratchpad_alloc () and ds_scratchpad_iface_alloc () are
+ * declared as the exported functions (in the library, with
+ * DS_DISABLE_INLINE_ALLOC, and for the GIR scanner, whose preprocessor
+ * takes __GI_SCANNER__ only in a plain #ifdef) rather than inline. */
+#ifdef __GI_SCANNER__
+# define _DS_ALLOC_EXPORTED 1
+#elif defined (DS_COMPILATION) || defined (DS_DISABLE_INLINE_ALLOC)
+# define _DS_ALLOC_EXPORTED 1
+#endif
+
 #ifndef __GI_SCANNER__
 
 /* What an alignment of 0 means, and the granule of the cursor. */

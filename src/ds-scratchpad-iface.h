@@ -59,7 +59,7 @@ gpointer ds_scratchpad_iface_alloc_slow        (DsScratchpadIface  *self,
 DS_AVAILABLE_IN_0_2
 gpointer ds_scratchpad_iface_get_bump_windows  (DsScratchpadIface  *self) G_GNUC_CONST;
 
-#if defined (DS_COMPILATION) || defined (DS_DISABLE_INLINE_ALLOC) || defined (__GI_SCANNER__)
+#ifdef _DS_ALLOC_EXPORTED
 DS_AVAILABLE_IN_ALL
 gpointer ds_scratchpad_iface_alloc             (DsScratchpadIface  *self,
                                                 DsMemoryKind        kind,

@@ -76,7 +76,7 @@ gpointer             ds_scratchpad_alloc_array       (DsScratchpad         *self
                                                       gsize                 alignment,
                                                       GError              **error);
 
-#if defined (DS_COMPILATION) || defined (DS_DISABLE_INLINE_ALLOC) || defined (__GI_SCANNER__)
+#ifdef _DS_ALLOC_EXPORTED
 DS_AVAILABLE_IN_ALL
 gpointer             ds_scratchpad_alloc             (DsScratchpad         *self,
                                                       DsMemoryKind          kind,

@@ -20,6 +20,7 @@ typedef struct _DsAccessOrder       DsAccessOrder;
 typedef struct _DsBlock             DsBlock;
 typedef struct _DsKernelContext     DsKernelContext;
 typedef struct _DsMemoryResource    DsMemoryResource;
+typedef struct _DsOrderMark         DsOrderMark;
 typedef struct _DsScratchpad        DsScratchpad;
 typedef struct _DsScratchpadIface   DsScratchpadIface;
 

@@ -21,6 +21,7 @@
 # include "ds-enum-types.h"
 # include "ds-bump.h"
 # include "ds-access-order.h"
+# include "ds-order-mark.h"
 # include "ds-memory-resource.h"
 # include "ds-host-memory-resource.h"
 # include "ds-pinned-memory-resource.h"

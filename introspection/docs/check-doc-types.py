@@ -10,7 +10,10 @@ gi-docgen prefixes a type name it does not know with the namespace: a
 `(type guintptr)` annotation came out as `Dsguintptr*`, a type that does not
 exist. Every address in the API crosses as guint64 now; this keeps it so.
 
-Usage: check-doc-types.py GIR DOCDIR
+Usage: check-doc-types.py GIR [GIR...] DOCDIR
+
+With several GIRs (DsGst's pages name Ds's types too), a name is known
+when any of them has it.
 """
 
 import os
@@ -30,6 +33,8 @@ TAG = re.compile(r'<[^>]+>')
 
 def known_types(gir):
     names = set()
+    for node in ET.parse(gir).getroot().iter(CORE + 'namespace'):
+        names.add(node.get('name'))
     for node in ET.parse(gir).getroot().iter():
         for attr in (C + 'type', GLIB + 'type-name', C + 'identifier'):
             value = node.get(attr)
@@ -39,11 +44,13 @@ def known_types(gir):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         print(__doc__)
         return 2
-    gir, docdir = sys.argv[1], sys.argv[2]
-    known = known_types(gir)
+    girs, docdir = sys.argv[1:-1], sys.argv[-1]
+    known = set()
+    for gir in girs:
+        known |= known_types(gir)
     bad = {}
     n_files = 0
     for dirpath, _, files in os.walk(docdir):

@@ -8,7 +8,7 @@
 
 #include <gmodule.h>
 
-#include "ds-gst-cuda-context.h"
+#include "ds-gst-cuda-context-private.h"
 #include "ds-gst-debug-private.h"
 
 /* GStreamer's `GstCudaContext` makes its own, non-primary CUDA context
@@ -34,15 +34,13 @@
  * - ds_gst_cuda_context_new_scratchpad() creates a scratchpad on those
  *   pools that holds a reference on the context until it is finalized, so
  *   the context outlives every block of it.
+ * - While a DsGstStream (ds-gst-stream.c) of the context is alive, its
+ *   elements are running; when the last one goes (an element stops, and
+ *   the buffers that carry its scratch are gone), the pools give back
+ *   every block they hold idle: a pipeline in READY holds no scratch.
  *
- * The fast path for an element is one scratchpad per stream, made once
- * (e.g. in `start`), with `ds_scratchpad_release()` after each buffer: no
- * object is created per buffer, and the release hands every block back in
- * stream order while the buffer's work may still be queued. Scratch that
- * downstream work still reads after the element has pushed the buffer
- * belongs on a scratchpad of its own, tied to the buffer with
- * ds_gst_buffer_add_scratch_meta(). The same text, for readers of the API
- * reference, is on the functions below.
+ * The same text, for readers of the API reference, is on the functions
+ * below and in the guide (introspection/docs/gst-element.md).
  */
 
 typedef int (*CuStreamGetCtxFunc) (gpointer stream, gpointer *context);
@@ -52,6 +50,7 @@ typedef struct
   GstCudaContext   *context;   /* not owned: the data lives on it */
   gint              device;
   DsMemoryResource *resources[DS_N_MEMORY_KINDS];   /* [HOST] stays NULL */
+  guint             n_streams;   /* live DsGstStreams, under context_data_lock */
 } ContextData;
 
 static GMutex context_data_lock;
@@ -187,8 +186,6 @@ context_data_get (GstCudaContext *context)
   return cd;
 }
 
-/* Fills @order with that of @stream in @context (see
- * ds_gst_cuda_context_new_order ()). */
 static gboolean
 init_order (GstCudaContext  *context,
             ContextData     *cd,
@@ -232,6 +229,74 @@ init_order (GstCudaContext  *context,
   return TRUE;
 }
 
+gboolean
+ds_gst_cuda_context_init_order (GstCudaContext  *context,
+                                gpointer         stream,
+                                DsAccessOrder   *order,
+                                GError         **error)
+{
+  return init_order (context, context_data_get (context), stream, order, error);
+}
+
+void
+ds_gst_cuda_context_bind_scratchpad (GstCudaContext *context,
+                                     DsScratchpad   *scratchpad)
+{
+  ContextData *cd = context_data_get (context);
+
+  /* The resources set directly, not as properties by name (g_object_new ()
+   * with four properties costs as much as three scratchpads without). */
+  ds_scratchpad_set_resource (scratchpad, DS_MEMORY_KIND_PINNED, cd->resources[DS_MEMORY_KIND_PINNED]);
+  ds_scratchpad_set_resource (scratchpad, DS_MEMORY_KIND_DEVICE, cd->resources[DS_MEMORY_KIND_DEVICE]);
+  ds_scratchpad_set_resource (scratchpad, DS_MEMORY_KIND_MANAGED, cd->resources[DS_MEMORY_KIND_MANAGED]);
+
+  /* GObject clears qdata after the scratchpad's own finalize has given
+   * every block back, so the context outlives its memory. */
+  if (g_object_get_qdata (G_OBJECT (scratchpad), scratchpad_context_quark ()) != context)
+    g_object_set_qdata_full (G_OBJECT (scratchpad), scratchpad_context_quark (),
+                             gst_object_ref (context), gst_object_unref);
+}
+
+void
+ds_gst_cuda_context_hold (GstCudaContext *context)
+{
+  ContextData *cd = context_data_get (context);
+
+  g_mutex_lock (&context_data_lock);
+  cd->n_streams++;
+  g_mutex_unlock (&context_data_lock);
+}
+
+void
+ds_gst_cuda_context_release (GstCudaContext *context)
+{
+  ContextData *cd = context_data_get (context);
+  gboolean last;
+  guint64 freed = 0;
+
+  g_mutex_lock (&context_data_lock);
+  g_assert (cd->n_streams > 0);
+  last = --cd->n_streams == 0;
+  g_mutex_unlock (&context_data_lock);
+  if (!last)
+    return;
+
+  /* No element of this context is running: what the pools keep is idle
+   * until the next start, so it goes back to CUDA now (a trim waits for
+   * work still queued on the blocks it gives back). */
+  if (!gst_cuda_context_push (context))
+    {
+      GST_WARNING ("could not push %" GST_PTR_FORMAT " to trim its pools", context);
+      return;
+    }
+  for (guint kind = DS_MEMORY_KIND_PINNED; kind < DS_N_MEMORY_KINDS; kind++)
+    freed += ds_pool_resource_trim (DS_POOL_RESOURCE (cd->resources[kind]));
+  gst_cuda_context_pop (NULL);
+
+  GST_DEBUG ("no stream of %" GST_PTR_FORMAT " left: its pools gave back %" G_GUINT64_FORMAT
+             " bytes", context, freed);
+}
+
 /**
  * ds_gst_cuda_context_new_order:
  * @context: a #GstCudaContext
@@ -243,7 +308,7 @@ init_order (GstCudaContext  *context,
  * (for the legacy default stream, by pushing it), so that scratchpads on
  * it allocate and give memory back with @context current, on any thread.
  *
- * With GStreamer 1.24 or newer, [func@DsGst.cuda_stream_new_order] takes a
+ * With GStreamer 1.24 or newer, `ds_gst_cuda_stream_new_order()` takes a
  * `GstCudaStream` instead.
  *
  * Returns: (transfer full) (nullable): a new #DsAccessOrder, or `NULL`
@@ -286,11 +351,13 @@ ds_gst_cuda_context_new_order (GstCudaContext  *context,
  * finalize when the last reference goes, on whatever thread — runs with
  * @context current and gives the memory back in the stream's order.
  *
- * For an element, make one such scratchpad per stream and call
- * `ds_scratchpad_release()` after each buffer: that is the fast path. A
- * new scratchpad per buffer costs an object and an order each time; use it
- * (with [func@DsGst.buffer_add_scratch_meta]) for scratch that must live
- * as long as the buffer.
+ * @stream must outlive the scratchpad's memory: an element that does not
+ * manage its stream's life that way takes a [struct@DsGst.Stream], which
+ * ds-gst keeps alive for its scratchpads ([method@DsGst.Stream.new_scratchpad]).
+ * The fast path is one scratchpad per element, released after each buffer;
+ * a new one per buffer costs an object and an order each time, and is for
+ * scratch that must live as long as the buffer
+ * ([func@DsGst.buffer_add_scratch_meta]).
  *
  * Returns: (transfer full) (nullable): a new #DsScratchpad, or `NULL` with
  *   @error set as by [func@DsGst.cuda_context_new_order]
@@ -300,7 +367,6 @@ ds_gst_cuda_context_new_scratchpad (GstCudaContext  *context,
                                     gpointer         stream,
                                     GError         **error)
 {
-  ContextData *cd;
   DsAccessOrder order;
   DsScratchpad *scratchpad;
 
@@ -308,22 +374,11 @@ ds_gst_cuda_context_new_scratchpad (GstCudaContext  *context,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   ds_gst_debug_init ();
-  cd = context_data_get (context);
-  if (!init_order (context, cd, stream, &order, error))
+  if (!init_order (context, context_data_get (context), stream, &order, error))
     return NULL;
 
-  /* Once per buffer: the resources set directly, not as properties by
-   * name (g_object_new () with four properties cost as much as three
-   * scratchpads without). */
   scratchpad = ds_scratchpad_new (&order);
-  ds_scratchpad_set_resource (scratchpad, DS_MEMORY_KIND_PINNED, cd->resources[DS_MEMORY_KIND_PINNED]);
-  ds_scratchpad_set_resource (scratchpad, DS_MEMORY_KIND_DEVICE, cd->resources[DS_MEMORY_KIND_DEVICE]);
-  ds_scratchpad_set_resource (scratchpad, DS_MEMORY_KIND_MANAGED, cd->resources[DS_MEMORY_KIND_MANAGED]);
-
-  /* GObject clears qdata after the scratchpad's own finalize has given
-   * every block back, so the context outlives its memory. */
-  g_object_set_qdata_full (G_OBJECT (scratchpad), scratchpad_context_quark (),
-                           gst_object_ref (context), gst_object_unref);
+  ds_gst_cuda_context_bind_scratchpad (context, scratchpad);
 
   return scratchpad;
 }
@@ -343,7 +398,8 @@ ds_gst_cuda_context_new_scratchpad (GstCudaContext  *context,
  * hold.
  *
  * The resource is valid while @context is; do not keep a reference on it
- * beyond that.
+ * beyond that. When the last [struct@DsGst.Stream] of @context goes, the
+ * pools give back every block they hold idle.
  *
  * Returns: (transfer none) (nullable): the resource, or `NULL` with @error
  *   set (%DS_ERROR_INVALID_ARGUMENT for an unknown kind)

@@ -35,8 +35,27 @@ typedef struct _DsGstScratchMeta DsGstScratchMeta;
  * whichever thread that happens — when the buffer is freed or returns to
  * its #GstBufferPool. It is for scratch that must outlive the element's
  * own `transform`, because downstream work still reads it; scratch that
- * only the element's own work uses is cheaper on a long-lived per-stream
- * scratchpad released after each buffer (see [func@DsGst.cuda_context_new_scratchpad]).
+ * only the element's own work uses is cheaper on one scratchpad per
+ * element released after each buffer ([method@DsGst.Stream.new_scratchpad]).
+ *
+ * The producer publishes a region with
+ * [func@DsGst.buffer_add_scratch_meta_full] after queuing the work that
+ * writes it; the meta then records where that work stands in the
+ * producer's order (the scratchpad's device order). A consumer on another
+ * stream, or in another CUDA context, must
+ *
+ * 1. wait for the write: [method@DsGst.ScratchMeta.wait] with its own order
+ *    before it queues its reads (the host order blocks until the data is
+ *    there);
+ * 2. register as a reader: [method@DsGst.ScratchMeta.add_reader] with its
+ *    order after it queued its reads. When the buffer goes, the producer's
+ *    order waits for every reader before the scratch is given back, so
+ *    the memory is not handed to anyone else while a reader's work may
+ *    still use it. Without this, the next buffer's producer can get the
+ *    same block and overwrite it before the read runs.
+ *
+ * A consumer on the producer's own order needs neither: stream order
+ * keeps its reads between the write and the release.
  *
  * Lifetime rules:
  *
@@ -44,11 +63,11 @@ typedef struct _DsGstScratchMeta DsGstScratchMeta;
  *   frees it when the buffer is released to the pool, so the scratchpad
  *   is given back exactly then (a qdata or weak reference on a pooled
  *   buffer would only go when the pool dies).
- * - Copies (`gst_buffer_copy()`, `gst_buffer_make_writable()`,
- *   `gst_buffer_copy_region()`, deep copies; every
- *   `GST_META_TRANSFORM_IS_COPY` transform) get their own meta on the same
- *   scratchpad, with one more reference: the memory goes back when the last
- *   buffer that carries it goes.
+ * - Copies (`gst_buffer_copy()`, `gst_buffer_make_writable()`, deep
+ *   copies; every `GST_META_TRANSFORM_IS_COPY` transform) get their own
+ *   meta on the same scratch, its write and its readers: the memory goes
+ *   back when the last buffer that carries it goes, after the readers
+ *   registered on any of them.
  * - Every other transform (scaling, conversion, …) drops it: the API is
  *   tagged `GST_META_TAG_MEMORY_STR`, so `GstBaseTransform`'s default
  *   `transform_meta` does not carry it over to an output buffer made from
@@ -65,6 +84,9 @@ struct _DsGstScratchMeta
   DsMemoryKind  kind;
   gpointer      data;
   gsize         size;
+
+  /*< private >*/
+  gpointer      _ds_gst_share;
 };
 
 /**
@@ -82,22 +104,34 @@ struct _DsGstScratchMeta
 #define DS_GST_SCRATCH_META_INFO (ds_gst_scratch_meta_get_info ())
 
 DS_GST_AVAILABLE_IN_ALL
-GType              ds_gst_scratch_meta_api_get_type    (void);
+GType                ds_gst_scratch_meta_api_get_type    (void);
 DS_GST_AVAILABLE_IN_ALL
-const GstMetaInfo *ds_gst_scratch_meta_get_info        (void);
+const GstMetaInfo   *ds_gst_scratch_meta_get_info        (void);
 
 DS_GST_AVAILABLE_IN_ALL
-DsGstScratchMeta  *ds_gst_buffer_add_scratch_meta      (GstBuffer    *buffer,
-                                                        DsScratchpad *scratchpad);
+DsGstScratchMeta    *ds_gst_buffer_add_scratch_meta      (GstBuffer            *buffer,
+                                                          DsScratchpad         *scratchpad);
 DS_GST_AVAILABLE_IN_ALL
-DsGstScratchMeta  *ds_gst_buffer_add_scratch_meta_full (GstBuffer    *buffer,
-                                                        DsScratchpad *scratchpad,
-                                                        GQuark        tag,
-                                                        DsMemoryKind  kind,
-                                                        gpointer      data,
-                                                        gsize         size);
+DsGstScratchMeta    *ds_gst_buffer_add_scratch_meta_full (GstBuffer            *buffer,
+                                                          DsScratchpad         *scratchpad,
+                                                          GQuark                tag,
+                                                          DsMemoryKind          kind,
+                                                          gpointer              data,
+                                                          gsize                 size,
+                                                          GError              **error);
 DS_GST_AVAILABLE_IN_ALL
-DsGstScratchMeta  *ds_gst_buffer_get_scratch_meta      (GstBuffer    *buffer,
-                                                        GQuark        tag);
+DsGstScratchMeta    *ds_gst_buffer_get_scratch_meta      (GstBuffer            *buffer,
+                                                          GQuark                tag);
+
+DS_GST_AVAILABLE_IN_ALL
+const DsAccessOrder *ds_gst_scratch_meta_get_order       (DsGstScratchMeta     *self);
+DS_GST_AVAILABLE_IN_ALL
+gboolean             ds_gst_scratch_meta_wait            (DsGstScratchMeta     *self,
+                                                          const DsAccessOrder  *order,
+                                                          GError              **error);
+DS_GST_AVAILABLE_IN_ALL
+gboolean             ds_gst_scratch_meta_add_reader      (DsGstScratchMeta     *self,
+                                                          const DsAccessOrder  *order,
+                                                          GError              **error);
 
 G_END_DECLS

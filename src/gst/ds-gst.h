@@ -21,6 +21,7 @@
 # include "ds-gst-scratch-meta.h"
 # if DS_GST_HAVE_CUDA
 #  include "ds-gst-cuda-context.h"
+#  include "ds-gst-stream.h"
 # endif
 # if DS_GST_HAVE_CUDA_STREAM
 #  include "ds-gst-cuda-stream.h"

@@ -6,9 +6,11 @@
  *
  * dslumastats needs, per frame, pinned memory to upload the luma plane,
  * device memory for the plane and the partial results, device memory for
- * the result and pinned memory to read it back. This runs the element in a
- * GstHarness (no source, no sink: the frames are pushed from here) in each
- * scratch mode and prints, per frame:
+ * the result and pinned memory to read it back. This runs the same work in
+ * dsbenchluma (bench-luma-element.c), an element of this program that
+ * takes that memory in one of five ways (its scratch-mode), in a
+ * GstHarness (no source, no sink: the frames are pushed from here), and
+ * prints, per frame:
  *
  *   scratch   the time the element spends getting and giving back that
  *             memory (its last-scratch-time property; for ds-meta also the
@@ -41,10 +43,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#if DS_GST_HAVE_CUDA
-# include <gst/cuda/gstcudacontext.h>
-# include <gst/cuda/gstcudautils.h>
-#endif
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include "bench-luma-element.h"
 
 
 #define EXIT_SKIP 77
@@ -82,18 +84,15 @@ typedef struct
   DsPoolStats calls;   /* over the timed frames, all pools summed */
 } Result;
 
-#if DS_GST_HAVE_CUDA
 /* The context every element gets (NULL where none could be made: each
  * element then makes its own and no CUDA calls are counted). */
 static GstCudaContext *shared_context;
-#endif
 
 /* The sum of the counters of @context's pinned, device and managed pools. */
 static gboolean
 sum_pool_counters (DsPoolStats *out)
 {
   memset (out, 0, sizeof *out);
-#if DS_GST_HAVE_CUDA
   if (shared_context == NULL)
     return FALSE;
   for (DsMemoryKind kind = DS_MEMORY_KIND_PINNED; kind < DS_N_MEMORY_KINDS; kind++)
@@ -114,9 +113,6 @@ sum_pool_counters (DsPoolStats *out)
       out->event_waits += s.event_waits;
     }
   return TRUE;
-#else
-  return FALSE;
-#endif
 }
 
 static GstStaticPadTemplate harness_src =
@@ -158,7 +154,7 @@ run_mode (guint               m,
           guint               n_frames,
           Result             *result)
 {
-  GstElement *element = gst_object_ref_sink (gst_element_factory_make ("dslumastats", NULL));
+  GstElement *element = gst_object_ref_sink (gst_element_factory_make ("dsbenchluma", NULL));
   GstBuffer *frame = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
   double *scratch = g_new (double, n_frames);
   double *elem = g_new (double, n_frames);
@@ -175,10 +171,8 @@ run_mode (guint               m,
   gst_buffer_unmap (frame, &map);
 
   gst_util_set_object_arg (G_OBJECT (element), "scratch-mode", modes[m].mode);
-  g_object_set (element, "post-messages", FALSE,
-                "release-before-wait", modes[m].release_before_wait,
+  g_object_set (element, "release-before-wait", modes[m].release_before_wait,
                 "keep-blocks", modes[m].keep_blocks, NULL);
-#if DS_GST_HAVE_CUDA
   if (shared_context != NULL)
     {
       GstContext *context = gst_context_new_cuda_context (shared_context);
@@ -186,7 +180,6 @@ run_mode (guint               m,
       gst_element_set_context (element, context);
       gst_context_unref (context);
     }
-#endif
   h = gst_harness_new_full (element, &harness_src, "sink", &harness_sink, "src");
   gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
 
@@ -331,20 +324,17 @@ main (int    argc,
   if (scale <= 0)
     scale = 1.0;
   n_frames = MAX (100, (guint) (1000 * scale));
-#if DS_GST_HAVE_CUDA
+  g_assert_true (gst_ds_bench_luma_register ());
   shared_context = gst_cuda_context_new (0);
   if (shared_context == NULL)
     g_print ("# no GstCudaContext for device 0: each element makes its own, no CUDA calls counted\n");
-#endif
 
-  g_print ("bench-gst-scratch: per-frame cost of scratch memory in dslumastats "
+  g_print ("bench-gst-scratch: per-frame cost of scratch memory in dslumastats's work "
            "(median and p90 over frames; ratios against baselines of this run)\n");
   run_size (GST_VIDEO_FORMAT_I420, 320, 240, n_frames);
   run_size (GST_VIDEO_FORMAT_GRAY8, 1920, 1080, n_frames / 2);
 
-#if DS_GST_HAVE_CUDA
   g_clear_object (&shared_context);
-#endif
   gst_deinit ();
   return EXIT_SUCCESS;
 }

@@ -106,6 +106,98 @@ ds_gst_test_cuda_unavailable_reason (void)
   return ds_gst_test_cuda_available () ? NULL : unavailable_reason;
 }
 
+#if HAVE_CUDA
+#define GATE_SELF_OPEN_S 20
+
+struct _DsGstTestGate
+{
+  GMutex   lock;
+  GCond    cond;
+  gboolean open;
+  gboolean passed;
+  gboolean timed_out;
+  gint     ref_count;   /* the test's and the host function's */
+};
+
+static void
+gate_unref (DsGstTestGate *gate)
+{
+  if (!g_atomic_int_dec_and_test (&gate->ref_count))
+    return;
+  g_mutex_clear (&gate->lock);
+  g_cond_clear (&gate->cond);
+  g_free (gate);
+}
+
+static void CUDART_CB
+gate_wait (void *data)
+{
+  DsGstTestGate *gate = data;
+  gint64 end = g_get_monotonic_time () + GATE_SELF_OPEN_S * G_TIME_SPAN_SECOND;
+
+  g_mutex_lock (&gate->lock);
+  while (!gate->open)
+    if (!g_cond_wait_until (&gate->cond, &gate->lock, end))
+      {
+        gate->timed_out = TRUE;
+        break;
+      }
+  gate->passed = TRUE;
+  g_cond_broadcast (&gate->cond);
+  g_mutex_unlock (&gate->lock);
+  gate_unref (gate);
+}
+
+DsGstTestGate *
+ds_gst_test_gate_new (cudaStream_t stream)
+{
+  DsGstTestGate *gate = g_new0 (DsGstTestGate, 1);
+
+  g_mutex_init (&gate->lock);
+  g_cond_init (&gate->cond);
+  gate->ref_count = 2;
+  g_assert_cmpint (cudaLaunchHostFunc (stream, gate_wait, gate), ==, cudaSuccess);
+  return gate;
+}
+
+void
+ds_gst_test_gate_open (DsGstTestGate *gate)
+{
+  g_mutex_lock (&gate->lock);
+  gate->open = TRUE;
+  g_cond_broadcast (&gate->cond);
+  g_mutex_unlock (&gate->lock);
+}
+
+gboolean
+ds_gst_test_gate_passed (DsGstTestGate *gate)
+{
+  gboolean passed;
+
+  g_mutex_lock (&gate->lock);
+  passed = gate->passed;
+  g_mutex_unlock (&gate->lock);
+  return passed;
+}
+
+void
+ds_gst_test_gate_free (DsGstTestGate *gate)
+{
+  gint64 end = g_get_monotonic_time () + 2 * GATE_SELF_OPEN_S * G_TIME_SPAN_SECOND;
+  gboolean timed_out;
+
+  ds_gst_test_gate_open (gate);
+  g_mutex_lock (&gate->lock);
+  while (!gate->passed)
+    if (!g_cond_wait_until (&gate->cond, &gate->lock, end))
+      g_error ("the gated stream never reached its gate");
+  timed_out = gate->timed_out;
+  g_mutex_unlock (&gate->lock);
+  gate_unref (gate);
+  g_assert_false (timed_out);
+}
+#endif
+
 void
 ds_gst_test_luma_compute (const guint8  *plane,
                           gint           width,

@@ -67,6 +67,25 @@ const char  *ds_gst_test_cuda_unavailable_reason (void);
     gst_object_unref (f_); \
   } G_STMT_END
 
+#if HAVE_CUDA
+/* A gate on a stream, as tests/ds-test-utils.h's DsTestGate (which lives
+ * with ds's internal static copy, not for these tests): work queued on
+ * @stream after the gate does not start until the test opens it, however
+ * fast or slow the machine, or compute-sanitizer, runs. A host function
+ * that blocks; it opens itself after 20 s, and ds_gst_test_gate_free ()
+ * then fails the test rather than letting it hang. Make no host wait on
+ * the gated stream before opening it. */
+typedef struct _DsGstTestGate DsGstTestGate;
+
+DsGstTestGate *ds_gst_test_gate_new        (cudaStream_t   stream);
+void           ds_gst_test_gate_open       (DsGstTestGate *gate);
+/* Whether the stream got past the gate. */
+gboolean       ds_gst_test_gate_passed     (DsGstTestGate *gate);
+/* Opens the gate if it is not, waits until the stream is past it, asserts
+ * that it did not open itself, frees it. */
+void           ds_gst_test_gate_free       (DsGstTestGate *gate);
+#endif
+
 /* The luma statistics of an 8-bit plane, computed on the CPU. */
 typedef struct
 {

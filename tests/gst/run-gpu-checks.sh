@@ -1,123 +1,340 @@
 #!/bin/bash
 # run-gpu-checks.sh: the GStreamer integration's checks on a GPU machine,
-# from a bundle made by ../shared/gpu/bundle (which has no GStreamer of its
-# own to rely on: the plugins travel in the bundle).
+# from bundles made by build-aux/ds-setup (the machine has no GStreamer,
+# GLib or compiler of its own: everything travels in the bundles).
 #
 # Copyright 2026 The ds authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-#   build-aux/ds-setup gpu-bundle BUNDLE            # Debian 12 build, or
-#   build-aux/ds-setup gpu-bundle-debian13 BUNDLE   # Debian 13 (as root)
-#   # on the GPU machine (carry BUNDLE):
-#   BUNDLE/run-gpu-checks.sh [LOGDIR]
+# Here:
+#   build-aux/ds-setup gpu-bundle .gpu/gst-deb12            # Debian 12 build
+#   build-aux/ds-setup gpu-bundle-debian13 .gpu/gst-deb13   # Debian 13 (as root)
+# each also writes BUNDLE.tar.xz. On the GPU machine, from the checkout
+# (device tool: carry [".gpu/gst-deb12.tar.xz", ".gpu/gst-deb13.tar.xz"]):
+#   tests/gst/run-gpu-checks.sh .gpu/gst-deb12.tar.xz .gpu/gst-deb13.tar.xz
+# A bundle may also be given as its folder; BUNDLE/run-gpu-checks.sh with
+# no argument checks the bundle it is in.
 #
-# The bundle holds the gst suite (tests and the per-buffer benchmark), the
-# GStreamer plugins coreelements, videotestsrc, videoconvertscale and
-# nvcodec, and this script. A Debian 13 bundle also carries Debian 13's
-# loader and C runtime (the GPU machine's glibc is older): run.sh and this
-# script start every program through it. On a machine without a GPU the
-# same runs end with the GPU cases skipped.
+# For each bundle (unpacked under $TMPDIR), with its name as the label:
+#   tests       every bundled test (the gst suite, test-order-mark-gpu):
+#               TAP per test; the GPU cases of a failed test again, one
+#               process each
+#   meta        the cross-stream contract, from the tests' TAP: with the
+#               reader registered the consumer reads the producer's bytes,
+#               without it the next producer's
+#   bench       bench-gst-scratch (the per-buffer benchmark)
+#   leaks       test-gst-exit under compute-sanitizer --leak-check full:
+#               no leak after ds_memory_resource_trim_defaults (), and the
+#               report without it (--no-trim) for comparison
+#   inspect     gst-inspect-1.0 of dslumastats and dstemplate
+# then, over all bundles, the cases most worth it first:
+#   memcheck    compute-sanitizer memcheck and racecheck over the GPU
+#   racecheck   cases of the gst tests, one process per case (the
+#               300-frame pipelines at their smallest sizes: a sanitized
+#               run is 10-100x slower)
+# Logs go to LOGDIR/LABEL/ (LOGDIR: $DS_GPU_LOGDIR, else $OUT/gst-gpu,
+# else /tmp/ds-gst-gpu); at the end LOGDIR is packed into $OUT/gst-gpu-logs.tar.xz
+# (when OUT is set) and the summary is also written to $OUT/gst-gpu-summary.txt.
 #
-# Runs, writing each log to LOGDIR (default $OUT, else /tmp/ds-gst-gpu):
-#   1. every bundled test (BUNDLE/run.sh)                    tests.log
-#      (and, if test-gst-element-gpu failed, each of its
-#      cases in a process of its own)                        cases.log
-#   2. the benchmark (BUNDLE/run.sh --bench)                 bench.log
-#   3. compute-sanitizer memcheck, one process per case (at
-#      most 90 s each), over the GPU cases of
-#      test-gst-cuda-context and six of test-gst-element     memcheck-*.log
-# and prints a summary. Exits non-zero if any of them failed.
+# DS_GPU_BUDGET (seconds, default 540) bounds the run: the sanitizer runs
+# stop (and say how many were left out) once it is spent, so that both
+# bundles fit one 10-minute device call. DS_GPU_STEPS picks steps (default:
+# all). On a machine without a GPU every GPU
+# case skips and the sanitizer steps are left out with the reason.
+# Exits non-zero if anything failed.
 
 set -uo pipefail
 
-B=$(cd "$(dirname "$0")" && pwd)
-LOG=${1:-${OUT:-/tmp/ds-gst-gpu}}
-mkdir -p "$LOG"
+here=$(cd "$(dirname "$0")" && pwd)
+bundles=("$@")
+if ((${#bundles[@]} == 0)); then
+  if [[ -f $here/tests.list ]]; then
+    bundles=("$here")
+  else
+    sed -n '3,/^$/p' "$0" | sed 's/^# \{0,1\}//'
+    exit 2
+  fi
+fi
+
+LOGDIR=${DS_GPU_LOGDIR:-${OUT:+$OUT/gst-gpu}}
+LOGDIR=${LOGDIR:-/tmp/ds-gst-gpu}
+BUDGET=${DS_GPU_BUDGET:-540}
+STEPS=${DS_GPU_STEPS:-tests meta bench leaks inspect memcheck racecheck}
+WORK=${TMPDIR:-/tmp}/ds-gst-gpu-bundles.$$
+mkdir -p "$LOGDIR" "$WORK"
+trap 'rm -rf "$WORK"' EXIT
+SUMMARY=$LOGDIR/summary.txt
+: >"$SUMMARY"
 status=0
+start=$SECONDS
+
+say () { echo "$*" | tee -a "$SUMMARY"; }
+fail () { say "FAIL: $*"; status=1; }
+want () { [[ " $STEPS " == *" $1 "* ]]; }
+time_left () { echo $((BUDGET - (SECONDS - start))); }
 
 {
   echo "== machine"
+  uname -a
   nvidia-smi -L 2>&1 || true
-  nvidia-smi --query-gpu=driver_version,memory.used,memory.total --format=csv 2>&1 || true
-} | tee "$LOG/machine.log"
+  nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv 2>&1 || true
+  command -v compute-sanitizer && compute-sanitizer --version 2>&1 | tail -1
+} >"$LOGDIR/machine.log" 2>&1
+say "== $(nvidia-smi -L 2>/dev/null | head -1 || echo 'no GPU (no nvidia-smi)')"
+have_gpu=0
+nvidia-smi -L >/dev/null 2>&1 && have_gpu=1
 
-# Meson gives these tests an LD_LIBRARY_PATH of several build folders,
-# which the bundler cannot map; every library they need is in lib/.
-sed -i 's|LD_LIBRARY_PATH="[^"]*"|LD_LIBRARY_PATH="$B/lib"|' "$B/tests.list"
-
-echo "== tests"
-"$B/run.sh" 2>&1 | tee "$LOG/tests.log"
-((PIPESTATUS[0] == 0)) || status=1
-
-# The environment run.sh gives the tests, for running them by hand.
-export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export GST_PLUGIN_SYSTEM_PATH="$B/plugins" GST_PLUGIN_PATH="$B/data/build/examples/gst"
-export GST_REGISTRY_FORK=no GST_REGISTRY="$B/data/build/tests/gst/registry.bin"
-export G_DEBUG=gc-friendly
-
-# A Debian 13 bundle carries its loader and C runtime in libc/ (ds-setup
-# gpu-bundle-debian13): what is started here goes through that loader too,
-# as run.sh does it, with the machine's libcuda found after the bundle's
-# libraries.
-RUN=()
-if [[ -x $B/libc/ld-linux-x86-64.so.2 ]]; then
-  host_cuda=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/ {print $NF; exit}')
-  RUN=("$B/libc/ld-linux-x86-64.so.2" --library-path
-       "$B/libc:$LD_LIBRARY_PATH${host_cuda:+:$(dirname "$host_cuda")}")
-fi
-
-# A failed GTest case ends its process: when test-gst-element-gpu failed,
-# run each of its cases alone as well, so that one failure hides no other.
-if grep -q -- '--- test-gst-element-gpu: FAILED' "$LOG/tests.log"; then
-  echo "== test-gst-element GPU cases, one process each"
-  for path in $("${RUN[@]}" "$B/bin/test-gst-element" -l | grep '^/DsGst/Element/gpu/'); do
-    timeout -k 5 120 "${RUN[@]}" "$B/bin/test-gst-element" --tap -p "$path" >"$LOG/case.log" 2>&1
-    rc=$?
-    echo "$path: exit $rc $(grep -E '^(ok|not ok)' "$LOG/case.log" | head -1)"
-    if ((rc != 0)); then
-      grep -E 'ERROR|CRITICAL|WARNING|Bail' "$LOG/case.log" | head -5
-      cp "$LOG/case.log" "$LOG/case-$(basename "$path").log"
-    fi
-  done 2>&1 | tee "$LOG/cases.log"
-fi
-
-echo "== benchmark"
-"$B/run.sh" --bench 2>&1 | tee "$LOG/bench.log"
-((PIPESTATUS[0] == 0)) || status=1
-
-sanitize () {
-  local name=$1 path=$2
-  local log="$LOG/memcheck-$name-$(basename "$path").log"
-  if ! "${RUN[@]}" "$B/bin/$name" -l | grep -qx -- "$path"; then
-    return   # a case this build does not have (GstCudaStream: 1.24+)
-  fi
-  timeout -k 5 90 compute-sanitizer --tool memcheck --error-exitcode 1 --leak-check full \
-    "${RUN[@]}" "$B/bin/$name" --tap -p "$path" >"$log" 2>&1
-  local rc=$?
-  echo "-- memcheck $name $path: exit $rc, $(grep -E '^(ok|not ok)' "$log" | tr '\n' ' ')$(grep -m1 'ERROR SUMMARY' "$log")"
-  ((rc == 0)) || status=1
+# The GPU cases of a test program of bundle $B, one path a line (GLib
+# 2.84 lists them as TAP comments, "# /path").
+gpu_cases () {
+  "${RUN[@]}" "$B/bin/$1" -l 2>/dev/null | sed -n 's|^\(# \)\{0,1\}\(/DsGst/[A-Za-z]*/gpu/.*\)$|\2|p'
 }
 
-if command -v compute-sanitizer >/dev/null 2>&1; then
-  echo "== compute-sanitizer memcheck (--leak-check full), one process per case"
-  for path in alloc-in-context finalize-other-thread reuse-steady pools-go-with-context wrong-stream \
-              first-use-threads cuda-stream; do
-    sanitize test-gst-cuda-context "/DsGst/CudaContext/gpu/$path"
+# run_case LOG TIMEOUT PROGRAM PATH [SANITIZER-ARGS...]: one case alone.
+run_case () {
+  local log=$1 t=$2 prog=$3 path=$4
+  shift 4
+  if (($#)); then
+    timeout -k 5 "$t" compute-sanitizer "$@" "${RUN[@]}" "$B/bin/$prog" --tap -p "$path" >"$log" 2>&1
+  else
+    timeout -k 5 "$t" "${RUN[@]}" "$B/bin/$prog" --tap -p "$path" >"$log" 2>&1
+  fi
+}
+
+# The GPU cases under compute-sanitizer, most worth it first: the
+# cross-stream meta, the kernels (harness, template), the streams, the
+# pipelines at their smallest sizes, the contexts. The 300-frame pipelines
+# of the larger sizes only add time.
+SANITIZE_ORDER=(
+  test-gst-scratch-meta:'/DsGst/ScratchMeta/gpu/reader-registered'
+  test-gst-scratch-meta:'/DsGst/ScratchMeta/gpu/reader-not-registered'
+  test-gst-element:'/DsGst/Element/gpu/harness'
+  test-gst-template:'/DsGst/Template/gpu/I420'
+  test-gst-scratch-meta:'/DsGst/ScratchMeta/gpu/*'
+  test-gst-stream:'/DsGst/Stream/gpu/*'
+  test-gst-element:'/DsGst/Element/gpu/pipeline-I420'
+  test-gst-element:'/DsGst/Element/gpu/pipeline-Y444'
+  test-gst-element:'/DsGst/Element/gpu/cuda-memory'
+  test-gst-element:'/DsGst/Element/gpu/adopt-context'
+  test-gst-element:'/DsGst/Element/gpu/states'
+  test-gst-element:'/DsGst/Element/gpu/app-context'
+  test-gst-element:'/DsGst/Element/gpu/restart'
+  test-gst-cuda-context:'/DsGst/CudaContext/gpu/*'
+)
+
+# sanitize_case TOOL PROG PATH: one case of the current bundle.
+sanitize_case () {
+  local tool=$1 prog=$2 path=$3 log rc args=(--tool "$1" --error-exitcode 1)
+  [[ $tool == racecheck ]] && args+=(--racecheck-report all)
+  mkdir -p "$L/$tool"
+  log=$L/$tool/$prog-$(basename "$path").log
+  run_case "$log" 240 "$prog" "$path" "${args[@]}"
+  rc=$?
+  if ((rc != 0)) || grep -q '^not ok' "$log"; then
+    fail "$label $tool $prog $path: exit $rc, $(grep -m1 'ERROR SUMMARY' "$log" || echo 'no ERROR SUMMARY')"
+    return 1
+  fi
+  return 0
+}
+
+step_tests () {
+  local out=$L/tests.log prog path rc
+  "$B/run.sh" >"$out" 2>&1
+  rc=$?
+  say "$label tests: $(tail -1 "$out")"
+  say "$label GPU cases: $(grep -E '^ok [0-9]+ /[^ ]*/gpu/' "$out" | grep -vc '# SKIP') passed," \
+      "$(grep -cE '^not ok [0-9]+ /[^ ]*/gpu/' "$out") failed," \
+      "$(grep -cE '^ok [0-9]+ /[^ ]*/gpu/.*# SKIP' "$out") skipped"
+  if ((have_gpu)); then
+    # On a GPU machine a skipped GPU case is news: say which and why.
+    grep -E '^ok [0-9]+ /[^ ]*/gpu/.*# SKIP' "$out" | sed "s/^ok [0-9]* /$label skipped: /" |
+      tee -a "$SUMMARY" >/dev/null
+  fi
+  ((rc == 0)) || fail "$label tests: run.sh exited $rc ($(grep -- '--- .*FAILED' "$out" | tr '\n' ' '))"
+  # A failed GTest case ends its process: the GPU cases of every program
+  # that failed, one process each, so that one failure hides no other.
+  for prog in $(grep -- '--- .*: FAILED' "$out" | sed 's/^--- \(.*\): FAILED.*/\1/; s/-gpu$//'); do
+    [[ -x $B/bin/$prog ]] || continue
+    for path in $(gpu_cases "$prog"); do
+      run_case "$L/case.log" 300 "$prog" "$path"
+      rc=$?
+      echo "$prog $path: exit $rc $(grep -E '^(ok|not ok)' "$L/case.log" | head -1)"
+      ((rc == 0)) || cp "$L/case.log" "$L/case-$prog-$(basename "$path").log"
+    done >>"$L/cases.log" 2>&1
   done
-  for path in harness-ds-reuse harness-ds-meta pipeline-I420 queue-ds-meta app-context cuda-memory; do
-    sanitize test-gst-element "/DsGst/Element/gpu/$path"
+}
+
+step_meta () {
+  local out=$L/tests.log reg not
+  reg=$(grep -E '^(ok|not ok) .*/DsGst/ScratchMeta/gpu/reader-registered' "$out" | head -1)
+  not=$(grep -E '^(ok|not ok) .*/DsGst/ScratchMeta/gpu/reader-not-registered' "$out" | head -1)
+  say "$label meta, reader registered:     ${reg:-not run}"
+  say "$label meta, reader not registered: ${not:-not run}"
+  if [[ $reg == "not ok"* || $not == "not ok"* ]]; then
+    fail "$label meta: the cross-stream contract does not hold"
+  elif ((have_gpu)) && [[ $reg != ok* || $not != ok* || $reg == *"# SKIP"* || $not == *"# SKIP"* ]]; then
+    fail "$label meta: the cross-stream cases did not run"
+  fi
+  # What each consumer read (the cases say it in a TAP comment).
+  grep -E '^# the consumer read' "$out" | sed "s/^/$label meta: /" | tee -a "$SUMMARY" >/dev/null
+}
+
+step_bench () {
+  local out=$L/bench.log
+  "$B/run.sh" --bench >"$out" 2>&1 || fail "$label bench: $(tail -1 "$out")"
+  say "$label bench: $(grep -c 'x$' "$out") rows ($(tail -1 "$out"))"
+}
+
+step_leaks () {
+  local out=$L/leaks.log rc leaked
+  if ((!have_gpu)) || ! command -v compute-sanitizer >/dev/null 2>&1; then
+    say "$label leaks: left out (no GPU or no compute-sanitizer here)"
+    return
+  fi
+  env GST_PLUGIN_PATH="$B/data/build/examples/gst" \
+    timeout -k 5 240 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
+    "${RUN[@]}" "$B/bin/test-gst-exit" >"$out" 2>&1
+  rc=$?
+  leaked=$(grep -cE 'Leaked [0-9]+ bytes' "$out")
+  say "$label leaks, after ds_memory_resource_trim_defaults (): exit $rc, $leaked leak(s); $(grep -m1 'LEAK SUMMARY' "$out" || grep -m1 'ERROR SUMMARY' "$out")"
+  ((rc == 0 && leaked == 0)) || fail "$label leaks: compute-sanitizer reports a leak at exit"
+  env GST_PLUGIN_PATH="$B/data/build/examples/gst" \
+    timeout -k 5 240 compute-sanitizer --tool memcheck --leak-check full \
+    "${RUN[@]}" "$B/bin/test-gst-exit" --no-trim >"$L/leaks-no-trim.log" 2>&1
+  say "$label leaks, without it (--no-trim): $(grep -cE 'Leaked [0-9]+ bytes' "$L/leaks-no-trim.log") leak(s); $(grep -m1 'LEAK SUMMARY' "$L/leaks-no-trim.log" || echo 'no LEAK SUMMARY line')"
+}
+
+step_inspect () {
+  local element out
+  if [[ ! -x $B/bin/gst-inspect-1.0 ]]; then
+    fail "$label inspect: the bundle has no gst-inspect-1.0"
+    return
+  fi
+  for element in dslumastats dstemplate; do
+    out=$L/gst-inspect-$element.log
+    env GST_PLUGIN_PATH="$B/data/build/examples/gst:$B/data/build/examples/gst/template" \
+        GST_PLUGIN_SYSTEM_PATH="$B/plugins" GST_REGISTRY="$WORK/registry-$label.bin" \
+        GST_REGISTRY_FORK=no \
+      "${RUN[@]}" "$B/bin/gst-inspect-1.0" "$element" >"$out" 2>&1
+    if grep -q 'Factory Details' "$out" && ! grep -qE 'CRITICAL|WARNING' "$out"; then
+      say "$label inspect $element: ok ($(grep -m1 -E '^ +Version' "$out" | xargs), $(grep -cE '^  [a-z-]+ +:' "$out") properties)"
+    else
+      fail "$label inspect $element: $(head -3 "$out" | tr '\n' ' ')"
+    fi
   done
-elif ! command -v nvidia-smi >/dev/null 2>&1; then
-  echo "== no GPU machine here (no nvidia-smi): memcheck left out"
-else
-  echo "== compute-sanitizer not found: memcheck not run"
-  status=1
+}
+
+# enter_bundle LABEL: B, L, RUN and the environment of that bundle.
+declare -A BUNDLE_DIR
+enter_bundle () {
+  label=$1
+  B=${BUNDLE_DIR[$label]}
+  L=$LOGDIR/$label
+  mkdir -p "$L"
+  # The environment run.sh gives the tests, for what is started here.
+  export LD_LIBRARY_PATH="$B/lib"
+  export GST_PLUGIN_SYSTEM_PATH="$B/plugins" GST_PLUGIN_PATH="$B/data/build/examples/gst"
+  export GST_REGISTRY_FORK=no GST_REGISTRY="$WORK/registry-$label-tests.bin"
+  export G_DEBUG=gc-friendly
+  # A Debian 13 bundle carries its loader and C runtime in libc/: what is
+  # started here goes through that loader too, as run.sh does it, with the
+  # machine's libcuda found after the bundle's libraries.
+  # The machine's own tools (sed, tar, compute-sanitizer) must not see
+  # that bundle's libraries, which may need a newer libc than the machine's.
+  RUN=()
+  if [[ -x $B/libc/ld-linux-x86-64.so.2 ]]; then
+    host_cuda=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 .*x86-64/ {print $NF; exit}')
+    RUN=("$B/libc/ld-linux-x86-64.so.2" --library-path
+         "$B/libc:$B/lib${host_cuda:+:$(dirname "$host_cuda")}")
+    unset LD_LIBRARY_PATH
+  fi
+}
+
+labels=()
+for bundle in "${bundles[@]}"; do
+  if [[ -f $bundle ]]; then
+    label=$(basename "$bundle" .tar.xz)
+    mkdir -p "$WORK/$label"
+    tar -C "$WORK/$label" --strip-components=1 -xJf "$bundle" || { fail "cannot unpack $bundle"; continue; }
+    BUNDLE_DIR[$label]=$WORK/$label
+  else
+    label=$(basename "$(cd "$bundle" && pwd)")
+    BUNDLE_DIR[$label]=$(cd "$bundle" && pwd)
+  fi
+  labels+=("$label")
+  # Meson gives the tests an LD_LIBRARY_PATH of several build folders,
+  # which the bundler cannot map; every library they need is in lib/.
+  sed -i 's|LD_LIBRARY_PATH="[^"]*"|LD_LIBRARY_PATH="$B/lib"|' "${BUNDLE_DIR[$label]}/tests.list"
+done
+
+for label in "${labels[@]}"; do
+  enter_bundle "$label"
+  say "== $label ($(cat "$B/build-info.txt" 2>/dev/null || echo "$B"))"
+  for step in $STEPS; do
+    echo "-- $label $step (${SECONDS}s)"
+    case $step in
+      tests) step_tests;;
+      meta) step_meta;;
+      bench) step_bench;;
+      leaks) step_leaks;;
+      inspect) step_inspect;;
+      memcheck|racecheck) ;;
+      *) fail "unknown step $step";;
+    esac
+  done
+done
+
+tools=()
+want memcheck && tools+=(memcheck)
+want racecheck && tools+=(racecheck)
+if ((${#tools[@]})); then
+  if ((!have_gpu)); then
+    say "== compute-sanitizer: left out (no GPU here)"
+  elif ! command -v compute-sanitizer >/dev/null 2>&1; then
+    fail "compute-sanitizer not found"
+  else
+    say "== compute-sanitizer ${tools[*]}, one process per case, while the budget lasts"
+    declare -A done_case n_run n_bad
+    cut=0
+    for entry in "${SANITIZE_ORDER[@]}"; do
+      prog=${entry%%:*} pattern=${entry#*:}
+      for label in "${labels[@]}"; do
+        enter_bundle "$label"
+        [[ -x $B/bin/$prog ]] || continue
+        for path in $(gpu_cases "$prog"); do
+          # shellcheck disable=SC2053
+          [[ $path == $pattern ]] || continue
+          case $path in
+            */pipeline-GRAY8|*/pipeline-NV12) continue;;
+          esac
+          for tool in "${tools[@]}"; do
+            key=$label:$tool:$prog:$path
+            [[ -z ${done_case[$key]:-} ]] || continue
+            done_case[$key]=1
+            if (($(time_left) < 30)); then
+              cut=$((cut + 1))
+              continue
+            fi
+            n_run[$label:$tool]=$(( ${n_run[$label:$tool]:-0} + 1 ))
+            sanitize_case "$tool" "$prog" "$path" ||
+              n_bad[$label:$tool]=$(( ${n_bad[$label:$tool]:-0} + 1 ))
+          done
+        done
+      done
+    done
+    for label in "${labels[@]}"; do
+      for tool in "${tools[@]}"; do
+        say "$label $tool: ${n_run[$label:$tool]:-0} cases, ${n_bad[$label:$tool]:-0} failed"
+      done
+    done
+    ((cut == 0)) || say "compute-sanitizer: $cut case runs left out: the time budget ($BUDGET s) was spent"
+  fi
 fi
 
-echo "== summary"
-tail -1 "$LOG/tests.log"
-for f in "$LOG"/memcheck-*.log; do
-  echo "$(basename "$f"): $(grep -m1 'ERROR SUMMARY' "$f" || echo 'no ERROR SUMMARY line')"
-done
-echo "overall: $([[ $status == 0 ]] && echo OK || echo FAILED)"
+say "== $((SECONDS - start)) s; overall: $( ((status == 0)) && echo OK || echo FAILED)"
+if [[ -n ${OUT:-} ]]; then
+  cp "$SUMMARY" "$OUT/gst-gpu-summary.txt"
+  tar -C "$(dirname "$LOGDIR")" -cJf "$OUT/gst-gpu-logs.tar.xz" "$(basename "$LOGDIR")" &&
+    [[ $LOGDIR == "$OUT/"* ]] && rm -rf "$LOGDIR"
+fi
 exit $status

@@ -8,27 +8,20 @@
  * no hang — when there is no CUDA device.
  *
  * /gpu/ cases (suite cuda; they skip with the reason without a device):
- * GstHarness runs with exact expected statistics; videotestsrc pipelines of
- * 300 frames in GRAY8, I420 and NV12 checked against a CPU reference for
- * every frame, with the ds pool statistics after frame 50 and frame 300;
- * the same with queues, scratch tied to buffers (scratch-mode ds-meta) and
- * finalized on another streaming thread, its published device results read
- * back and checked; an application-provided, non-primary GstCudaContext;
- * memory:CUDAMemory input; every scratch mode; restart.
+ * GstHarness with exact expected statistics; videotestsrc pipelines of 300
+ * frames (GRAY8 1920x1080, I420 641x361, NV12 1280x720, Y444 333x211)
+ * checked against a CPU reference for every frame, with the pools steady
+ * from frame 50 on; memory:CUDAMemory from cudaupload read in place; an
+ * application's non-primary GstCudaContext; CUDA memory of another context
+ * adopted with its context; what the pools hold in PAUSED, READY and NULL;
+ * a restart.
  */
 
 #include "ds-gst-test.h"
 
-
-#if DS_GST_HAVE_CUDA
-# include <gst/cuda/gstcudacontext.h>
-# include <gst/cuda/gstcudamemory.h>
-# include <gst/cuda/gstcudautils.h>
-#endif
-
-/* The device-side result the element publishes with scratch-mode ds-meta
- * (ds-luma-stats.h of the example plugin). */
-#include "ds-luma-stats.h"
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
 
 #define N_FRAMES 300
 #define ELEMENT_TIMEOUT (60 * GST_SECOND)
@@ -44,11 +37,14 @@ test_registered (void)
   g_autoptr(GstCaps) gray = gst_caps_from_string ("video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1");
   g_autoptr(GstCaps) i420 = gst_caps_from_string ("video/x-raw,format=I420,width=64,height=48,framerate=30/1");
   g_autoptr(GstCaps) nv12 = gst_caps_from_string ("video/x-raw,format=NV12,width=64,height=48,framerate=30/1");
+  g_autoptr(GstCaps) y444 = gst_caps_from_string ("video/x-raw,format=Y444,width=64,height=48,framerate=30/1");
+  g_autoptr(GstCaps) cuda = gst_caps_from_string ("video/x-raw(memory:CUDAMemory),format=NV12,"
+                                                  "width=64,height=48,framerate=30/1");
   g_autoptr(GstCaps) rgb = gst_caps_from_string ("video/x-raw,format=RGBA,width=64,height=48,framerate=30/1");
   GstPad *sink;
 
-  g_test_summary ("dslumastats registers, with its pad templates and properties, and "
-                  "accepts GRAY8, I420 and NV12 (and CUDA memory with gstcuda), not RGBA");
+  g_test_summary ("dslumastats registers, with its pad templates, and accepts GRAY8, I420, "
+                  "NV12 and Y444 in system and CUDA memory, not RGBA");
 
   factory = gst_element_factory_find ("dslumastats");
   g_assert_nonnull (factory);
@@ -59,15 +55,9 @@ test_registered (void)
   g_assert_true (gst_element_factory_can_sink_all_caps (factory, gray));
   g_assert_true (gst_element_factory_can_sink_all_caps (factory, i420));
   g_assert_true (gst_element_factory_can_sink_all_caps (factory, nv12));
+  g_assert_true (gst_element_factory_can_sink_all_caps (factory, y444));
+  g_assert_true (gst_element_factory_can_sink_all_caps (factory, cuda));
   g_assert_false (gst_element_factory_can_sink_any_caps (factory, rgb));
-#if DS_GST_HAVE_CUDA
-  {
-    g_autoptr(GstCaps) cuda = gst_caps_from_string ("video/x-raw(memory:CUDAMemory),format=NV12,"
-                                                    "width=64,height=48,framerate=30/1");
-
-    g_assert_true (gst_element_factory_can_sink_all_caps (factory, cuda));
-  }
-#endif
 
   element = gst_element_factory_create (factory, NULL);
   g_assert_nonnull (element);
@@ -85,29 +75,20 @@ test_properties (void)
 {
   GstElement *element = gst_element_factory_make ("dslumastats", NULL);
   gint device_id;
-  gint mode;
   guint statistics;
-  gboolean post, release_early, keep_blocks;
-  guint64 frames;
 
-  g_test_summary ("Property defaults, and setting them by name as gst-launch does");
+  g_test_summary ("Property defaults (cuda-device-id -1, as GStreamer's CUDA elements; every "
+                  "statistic), and setting them by name as gst-launch does");
 
-  g_object_get (element, "device-id", &device_id, "scratch-mode", &mode,
-                "statistics", &statistics, "post-messages", &post,
-                "frames-processed", &frames, "release-before-wait", &release_early,
-                "keep-blocks", &keep_blocks, NULL);
+  g_object_get (element, "cuda-device-id", &device_id, "statistics", &statistics, NULL);
   g_assert_cmpint (device_id, ==, -1);
-  g_assert_true (release_early);
-  g_assert_false (keep_blocks);
-  g_assert_cmpint (mode, ==, 0);
   g_assert_cmpuint (statistics, ==, 7);
-  g_assert_true (post);
-  g_assert_cmpuint (frames, ==, 0);
+  g_assert_true (gst_base_transform_is_qos_enabled (GST_BASE_TRANSFORM (element)));
 
-  gst_util_set_object_arg (G_OBJECT (element), "scratch-mode", "ds-meta");
   gst_util_set_object_arg (G_OBJECT (element), "statistics", "mean+min-max");
-  g_object_get (element, "scratch-mode", &mode, "statistics", &statistics, NULL);
-  g_assert_cmpint (mode, ==, 2);
+  gst_util_set_object_arg (G_OBJECT (element), "cuda-device-id", "0");
+  g_object_get (element, "cuda-device-id", &device_id, "statistics", &statistics, NULL);
+  g_assert_cmpint (device_id, ==, 0);
   g_assert_cmpuint (statistics, ==, 3);
 
   gst_object_unref (element);
@@ -216,7 +197,6 @@ ref_probe_clear (RefProbe *probe)
   g_mutex_clear (&probe->lock);
 }
 
-#if DS_GST_HAVE_CUDA
 /* The GstCudaContext an element uses, through a context query. */
 static GstCudaContext *
 element_cuda_context (GstElement *element)
@@ -237,7 +217,6 @@ element_cuda_context (GstElement *element)
   gst_object_unref (pad);
   return ctx;
 }
-#endif
 
 /* The pools the element's scratch comes from (pinned, device). */
 static void
@@ -245,18 +224,12 @@ element_pools (GstElement       *element,
                DsMemoryResource *pools[2])
 {
   g_autoptr(GError) error = NULL;
-#if DS_GST_HAVE_CUDA
   GstCudaContext *ctx = element_cuda_context (element);
 
   g_assert_nonnull (ctx);
   pools[0] = ds_gst_cuda_context_get_resource (ctx, DS_MEMORY_KIND_PINNED, &error);
   pools[1] = ds_gst_cuda_context_get_resource (ctx, DS_MEMORY_KIND_DEVICE, &error);
   gst_object_unref (ctx);
-#else
-  g_assert_cmpint (cudaSetDevice (0), ==, cudaSuccess);
-  pools[0] = ds_memory_resource_get_default (DS_MEMORY_KIND_PINNED, 0, &error);
-  pools[1] = ds_memory_resource_get_default (DS_MEMORY_KIND_DEVICE, 0, &error);
-#endif
   g_assert_no_error (error);
   g_assert_true (DS_IS_POOL_RESOURCE (pools[0]));
   g_assert_true (DS_IS_POOL_RESOURCE (pools[1]));
@@ -265,16 +238,26 @@ element_pools (GstElement       *element,
 typedef struct
 {
   GstElement  *element;
-  gboolean     snapshot_pools;
   DsPoolStats  at50[2];
-  DsPoolStats  at300[2];
+  DsPoolStats  at_eos[2];
   gboolean     have50;
-  gboolean     have300;
-  GThread     *element_thread;
+  gboolean     have_eos;
 } PoolWatch;
 
-/* Runs on the element's streaming thread right after it posted a frame's
- * message, i.e. after the frame's scratch was given back. */
+static void
+snapshot_pools (GstElement  *element,
+                DsPoolStats  stats[2])
+{
+  DsMemoryResource *pools[2];
+
+  element_pools (element, pools);
+  ds_pool_resource_get_stats (DS_POOL_RESOURCE (pools[0]), &stats[0]);
+  ds_pool_resource_get_stats (DS_POOL_RESOURCE (pools[1]), &stats[1]);
+}
+
+/* The pools after frame 50 (from its message, posted when the GPU was done
+ * with it) and at EOS (which the element lets through once every frame's
+ * results are posted and every frame's scratch given back). */
 static GstBusSyncReply
 pool_watch_sync_cb (GstBus     *bus,
                     GstMessage *msg,
@@ -284,29 +267,22 @@ pool_watch_sync_cb (GstBus     *bus,
   const GstStructure *s;
   guint64 frame;
 
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS)
+    {
+      snapshot_pools (watch->element, watch->at_eos);
+      watch->have_eos = TRUE;
+      return GST_BUS_PASS;
+    }
   if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT ||
       GST_MESSAGE_SRC (msg) != GST_OBJECT (watch->element))
     return GST_BUS_PASS;
   s = gst_message_get_structure (msg);
-  if (!gst_structure_has_name (s, "ds-luma-stats") ||
-      !gst_structure_get_uint64 (s, "frame", &frame))
-    return GST_BUS_PASS;
-
-  watch->element_thread = g_thread_self ();
-  if (watch->snapshot_pools && (frame == 49 || frame == N_FRAMES - 1))
+  if (gst_structure_has_name (s, "ds-luma-stats") &&
+      gst_structure_get_uint64 (s, "frame", &frame) && frame == 49)
     {
-      DsMemoryResource *pools[2];
-      DsPoolStats *stats = frame == 49 ? watch->at50 : watch->at300;
-
-      element_pools (watch->element, pools);
-      ds_pool_resource_get_stats (DS_POOL_RESOURCE (pools[0]), &stats[0]);
-      ds_pool_resource_get_stats (DS_POOL_RESOURCE (pools[1]), &stats[1]);
-      if (frame == 49)
-        watch->have50 = TRUE;
-      else
-        watch->have300 = TRUE;
+      snapshot_pools (watch->element, watch->at50);
+      watch->have50 = TRUE;
     }
-
   return GST_BUS_PASS;
 }
 
@@ -327,12 +303,12 @@ print_pool_stats (const char        *when,
                     stats[i].cache_hits, stats[i].cache_misses, stats[i].peak_bytes_in_use);
 }
 
-/* Runs @pipeline to EOS; checks one message per frame against the
- * reference probe, in order. Returns the number of frames. */
-static guint
-run_and_check (GstElement *pipeline,
-               RefProbe   *probe,
-               guint       n_frames)
+/* Runs @pipeline to EOS (and leaves it in PLAYING); checks one message
+ * per frame against the reference probe, in order. */
+static void
+run_to_eos (GstElement *pipeline,
+            RefProbe   *probe,
+            guint       n_frames)
 {
   GstBus *bus = gst_element_get_bus (pipeline);
   guint n = 0;
@@ -389,10 +365,27 @@ run_and_check (GstElement *pipeline,
       gst_message_unref (msg);
     }
 
-  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_NULL), ==, GST_STATE_CHANGE_SUCCESS);
   gst_object_unref (bus);
   g_assert_cmpuint (n, ==, n_frames);
-  return n;
+}
+
+static void
+run_and_check (GstElement *pipeline,
+               RefProbe   *probe,
+               guint       n_frames)
+{
+  run_to_eos (pipeline, probe, n_frames);
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_NULL), ==, GST_STATE_CHANGE_SUCCESS);
+}
+
+
+static void
+pool_stats_of (GstCudaContext *ctx,
+               DsPoolStats    *dev,
+               DsPoolStats    *pin)
+{
+  ds_pool_resource_get_stats (DS_POOL_RESOURCE (ds_gst_cuda_context_get_resource (ctx, DS_MEMORY_KIND_DEVICE, NULL)), dev);
+  ds_pool_resource_get_stats (DS_POOL_RESOURCE (ds_gst_cuda_context_get_resource (ctx, DS_MEMORY_KIND_PINNED, NULL)), pin);
 }
 
 /* --- GPU cases ---------------------------------------------------------- */
@@ -426,52 +419,56 @@ static GstStaticPadTemplate harness_src =
 static GstStaticPadTemplate harness_sink =
   GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
 
-static void
-test_harness_exact (gconstpointer data)
+/* The next ds-luma-stats message on @bus (posted once the GPU is done). */
+static GstMessage *
+pop_stats (GstBus *bus)
 {
-  const char *mode = data;
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, ELEMENT_TIMEOUT, GST_MESSAGE_ELEMENT);
+
+  g_assert_nonnull (msg);
+  g_assert_true (gst_structure_has_name (gst_message_get_structure (msg), "ds-luma-stats"));
+  return msg;
+}
+
+static void
+test_harness_exact (void)
+{
   GstVideoInfo info;
   GstElement *element;
   GstHarness *h;
   GstBus *bus;
-  GstCaps *caps;
 
   g_test_summary ("GstHarness: frames with row padding give exactly the CPU statistics, "
-                  "in every scratch mode");
+                  "posted when the GPU is done, in order");
   DS_GST_TEST_REQUIRE_CUDA ();
 
   /* 322 wide: GRAY8 rows are padded to 324 bytes. */
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 322, 37);
   g_assert_cmpint (GST_VIDEO_INFO_PLANE_STRIDE (&info, 0), ==, 324);
-  caps = gst_video_info_to_caps (&info);
 
   element = gst_object_ref_sink (gst_element_factory_make ("dslumastats", NULL));
-  gst_util_set_object_arg (G_OBJECT (element), "scratch-mode", mode);
   bus = gst_bus_new ();
   gst_element_set_bus (element, bus);
-  /* Starts the element (PLAYING) in that scratch mode. */
   h = gst_harness_new_full (element, &harness_src, "sink", &harness_sink, "src");
   gst_object_unref (element);
-  gst_harness_set_src_caps (h, caps);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
 
   for (guint i = 0; i < 8; i++)
     {
       g_autofree char *why = NULL;
       DsGstTestLuma ref;
       GstBuffer *in = make_gray_frame (&info, i * 31, &ref);
-      GstBuffer *out;
+      GstBuffer *out = gst_harness_push_and_pull (h, in);
       GstMessage *msg;
+      guint64 frame = G_MAXUINT64;
 
-      out = gst_harness_push_and_pull (h, in);
-      g_assert_nonnull (out);
-      msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
-      g_assert_nonnull (msg);
+      g_assert_true (out == in);
+      msg = pop_stats (bus);
+      g_assert_true (gst_structure_get_uint64 (gst_message_get_structure (msg), "frame", &frame));
+      g_assert_cmpuint (frame, ==, i);
       if (!ds_gst_test_luma_matches (gst_message_get_structure (msg), &ref, &why))
-        g_error ("scratch-mode %s, frame %u: %s", mode, i, why);
+        g_error ("frame %u: %s", i, why);
       gst_message_unref (msg);
-      /* ds-meta: the buffer carries the scratch that holds the results. */
-      g_assert_true ((ds_gst_buffer_get_scratch_meta (out, g_quark_from_string ("ds-luma-stats")) != NULL) ==
-                     (g_strcmp0 (mode, "ds-meta") == 0));
       gst_buffer_unref (out);
     }
 
@@ -480,10 +477,24 @@ test_harness_exact (gconstpointer data)
   gst_harness_teardown (h);
 }
 
+typedef struct
+{
+  const char *format;
+  gint        width;
+  gint        height;
+} Size;
+
+static const Size sizes[] = {
+  { "GRAY8", 1920, 1080 },
+  { "I420", 641, 361 },
+  { "NV12", 1280, 720 },
+  { "Y444", 333, 211 },
+};
+
 static void
 test_pipeline (gconstpointer data)
 {
-  const char *format = data;
+  const Size *size = data;
   g_autoptr(GError) error = NULL;
   g_autofree char *description = NULL;
   GstElement *pipeline, *element;
@@ -494,13 +505,13 @@ test_pipeline (gconstpointer data)
 
   g_test_summary ("videotestsrc num-buffers=300 ! dslumastats ! fakesink: every frame "
                   "matches the CPU reference; the pools hold the same memory after frame "
-                  "50 and after frame 300");
+                  "50 and at EOS, none of it in use then");
   DS_GST_TEST_REQUIRE_CUDA ();
 
   description = g_strdup_printf ("videotestsrc num-buffers=%d pattern=snow "
-                                 "! video/x-raw,format=%s,width=320,height=240,framerate=30/1 "
+                                 "! video/x-raw,format=%s,width=%d,height=%d,framerate=30/1 "
                                  "! dslumastats name=stats ! fakesink",
-                                 N_FRAMES, format);
+                                 N_FRAMES, size->format, size->width, size->height);
   pipeline = gst_parse_launch (description, &error);
   g_assert_no_error (error);
   element = gst_bin_get_by_name (GST_BIN (pipeline), "stats");
@@ -508,23 +519,22 @@ test_pipeline (gconstpointer data)
   ref_probe_attach (&probe, sink);
 
   watch.element = element;
-  watch.snapshot_pools = TRUE;
   bus = gst_element_get_bus (pipeline);
   gst_bus_set_sync_handler (bus, pool_watch_sync_cb, &watch, NULL);
 
   run_and_check (pipeline, &probe, N_FRAMES);
 
   g_assert_true (watch.have50);
-  g_assert_true (watch.have300);
-  g_test_message ("%s: %d frames of 320x240 match the CPU reference (histogram, sum, mean, "
-                  "min, max)", format, N_FRAMES);
+  g_assert_true (watch.have_eos);
+  g_test_message ("%s %dx%d: %d frames match the CPU reference (histogram, sum, mean, min, max)",
+                  size->format, size->width, size->height, N_FRAMES);
   print_pool_stats ("after frame 50", watch.at50);
-  print_pool_stats ("after frame 300", watch.at300);
+  print_pool_stats ("at EOS", watch.at_eos);
   for (guint i = 0; i < 2; i++)
     {
-      g_assert_cmpuint (watch.at300[i].bytes_held, ==, watch.at50[i].bytes_held);
-      g_assert_cmpuint (watch.at300[i].upstream_allocations, ==, watch.at50[i].upstream_allocations);
-      g_assert_cmpuint (watch.at300[i].bytes_in_use, ==, 0);
+      g_assert_cmpuint (watch.at_eos[i].bytes_held, ==, watch.at50[i].bytes_held);
+      g_assert_cmpuint (watch.at_eos[i].upstream_allocations, ==, watch.at50[i].upstream_allocations);
+      g_assert_cmpuint (watch.at_eos[i].bytes_in_use, ==, 0);
     }
 
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
@@ -535,218 +545,50 @@ test_pipeline (gconstpointer data)
   ref_probe_clear (&probe);
 }
 
-/* scratch-mode ds-meta between queues: the buffers, and the scratchpads on
- * them, are freed on the fakesink's streaming thread. */
-typedef struct
+/* Runs "videotestsrc ! FORMAT ! queue ! dslumastats ! queue ! fakesink" with
+ * @ctx given to the pipeline by the application. */
+static GstElement *
+app_context_pipeline (GstCudaContext *ctx,
+                      const char     *format,
+                      guint           n_frames,
+                      GstElement    **element,
+                      RefProbe       *probe)
 {
-  GMutex         lock;
-  RefProbe      *probe;
-  guint          n_handoffs;
-  guint          n_checked;
-  gint           n_finalized;          /* atomic */
-  gint           n_other_thread;       /* atomic */
-  GThread       *element_thread;
-#if DS_GST_HAVE_CUDA
-  GstCudaContext *ctx;
-#endif
-} MetaCheck;
-
-static void
-meta_scratchpad_finalized_cb (gpointer  data,
-                              GObject  *where_the_object_was)
-{
-  MetaCheck *check = data;
-  GThread *element_thread;
-
-  g_mutex_lock (&check->lock);
-  element_thread = check->element_thread;
-  g_mutex_unlock (&check->lock);
-
-  g_atomic_int_inc (&check->n_finalized);
-  if (g_thread_self () != element_thread)
-    g_atomic_int_inc (&check->n_other_thread);
-}
-
-static void
-handoff_cb (GstElement *sink,
-            GstBuffer  *buffer,
-            GstPad     *pad,
-            gpointer    user_data)
-{
-  MetaCheck *check = user_data;
-  DsGstScratchMeta *meta = ds_gst_buffer_get_scratch_meta (buffer,
-                                                            g_quark_from_string ("ds-luma-stats"));
-  DsLumaResult result;
-  DsGstTestLuma ref;
-  guint index;
-
-  g_assert_nonnull (meta);
-  g_assert_cmpint (meta->kind, ==, DS_MEMORY_KIND_DEVICE);
-  g_assert_cmpuint (meta->size, ==, sizeof (DsLumaResult));
-
-  /* Read the published device results as a downstream GPU element would,
-   * after the producer's work (the element waited for it already). */
-#if DS_GST_HAVE_CUDA
-  g_assert_true (gst_cuda_context_push (check->ctx));
-#else
-  g_assert_cmpint (cudaSetDevice (0), ==, cudaSuccess);
-#endif
-  g_assert_cmpint (cudaMemcpy (&result, meta->data, sizeof result, cudaMemcpyDeviceToHost), ==,
-                   cudaSuccess);
-#if DS_GST_HAVE_CUDA
-  g_assert_true (gst_cuda_context_pop (NULL));
-#endif
-
-  g_mutex_lock (&check->lock);
-  index = check->n_handoffs++;
-  g_mutex_unlock (&check->lock);
-
-  g_mutex_lock (&check->probe->lock);
-  g_assert_cmpuint (index, <, check->probe->refs->len);
-  ref = g_array_index (check->probe->refs, DsGstTestLuma, index);
-  g_mutex_unlock (&check->probe->lock);
-
-  g_assert_cmpuint (result.sum, ==, ref.sum);
-  g_assert_cmpuint (result.min, ==, ref.min);
-  g_assert_cmpuint (result.max, ==, ref.max);
-  g_assert_cmpmem (result.histogram, sizeof result.histogram, ref.histogram, sizeof ref.histogram);
-  check->n_checked++;
-
-  g_object_weak_ref (G_OBJECT (meta->scratchpad), meta_scratchpad_finalized_cb, check);
-}
-
-static GstBusSyncReply
-element_thread_sync_cb (GstBus     *bus,
-                        GstMessage *msg,
-                        gpointer    user_data)
-{
-  MetaCheck *check = user_data;
-
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT &&
-      gst_structure_has_name (gst_message_get_structure (msg), "ds-luma-stats"))
-    {
-      g_mutex_lock (&check->lock);
-      check->element_thread = g_thread_self ();
-      g_mutex_unlock (&check->lock);
-    }
-  return GST_BUS_PASS;
-}
-
-static void
-test_pipeline_queue_meta (void)
-{
-  g_autoptr(GError) error = NULL;
-  GstElement *pipeline, *element, *sink;
-  GstPad *pad;
-  RefProbe probe = { 0, };
-  MetaCheck check = { 0, };
-  GstBus *bus;
-
-  g_test_summary ("queue ! dslumastats scratch-mode=ds-meta ! queue ! fakesink: each "
-                  "buffer carries its scratch; downstream reads the published device "
-                  "results (they match the CPU reference); the scratchpads are finalized "
-                  "on another streaming thread when the buffers are freed, every one");
-  DS_GST_TEST_REQUIRE_CUDA ();
-
-  pipeline = gst_parse_launch ("videotestsrc num-buffers=300 pattern=snow "
-                               "! video/x-raw,format=I420,width=320,height=240,framerate=30/1 "
-                               "! queue ! dslumastats name=stats scratch-mode=ds-meta "
-                               "! queue max-size-buffers=8 ! fakesink name=sink signal-handoffs=true",
-                               &error);
-  g_assert_no_error (error);
-  element = gst_bin_get_by_name (GST_BIN (pipeline), "stats");
-  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  pad = gst_element_get_static_pad (element, "sink");
-  ref_probe_attach (&probe, pad);
-
-  g_mutex_init (&check.lock);
-  check.probe = &probe;
-#if DS_GST_HAVE_CUDA
-  /* The pipeline shares one context: give it ours, so the handoff can
-   * read the element's device memory in it. */
-  check.ctx = gst_cuda_context_new (0);
-  {
-    GstContext *context = gst_context_new_cuda_context (check.ctx);
-
-    gst_element_set_context (pipeline, context);
-    gst_context_unref (context);
-  }
-#endif
-  g_signal_connect (sink, "handoff", G_CALLBACK (handoff_cb), &check);
-  bus = gst_element_get_bus (pipeline);
-  gst_bus_set_sync_handler (bus, element_thread_sync_cb, &check, NULL);
-
-  run_and_check (pipeline, &probe, N_FRAMES);
-
-  g_assert_cmpuint (check.n_checked, ==, N_FRAMES);
-  g_assert_cmpint (g_atomic_int_get (&check.n_finalized), ==, N_FRAMES);
-  g_test_message ("ds-meta: %u frames read back from the published device scratch and "
-                  "matched; %d scratchpads finalized, %d of them on a thread other than "
-                  "the element's", check.n_checked, g_atomic_int_get (&check.n_finalized),
-                  g_atomic_int_get (&check.n_other_thread));
-  g_assert_cmpint (g_atomic_int_get (&check.n_other_thread), >, 0);
-
-  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (pad);
-  gst_object_unref (sink);
-  gst_object_unref (element);
-  gst_object_unref (pipeline);
-#if DS_GST_HAVE_CUDA
-  gst_object_unref (check.ctx);
-#endif
-  g_mutex_clear (&check.lock);
-  ref_probe_clear (&probe);
-}
-
-static void
-test_pipeline_queue_new (void)
-{
-  g_autoptr(GError) error = NULL;
-  GstElement *pipeline, *element;
-  GstPad *pad;
-  RefProbe probe = { 0, };
-
-  g_test_summary ("queue ! dslumastats scratch-mode=ds-new ! queue ! fakesink: a new "
-                  "scratchpad per buffer, on the queue's streaming thread");
-  DS_GST_TEST_REQUIRE_CUDA ();
-
-  pipeline = gst_parse_launch ("videotestsrc num-buffers=300 pattern=snow "
-                               "! video/x-raw,format=NV12,width=320,height=240,framerate=30/1 "
-                               "! queue ! dslumastats name=stats scratch-mode=ds-new "
-                               "! queue ! fakesink", &error);
-  g_assert_no_error (error);
-  element = gst_bin_get_by_name (GST_BIN (pipeline), "stats");
-  pad = gst_element_get_static_pad (element, "sink");
-  ref_probe_attach (&probe, pad);
-
-  run_and_check (pipeline, &probe, N_FRAMES);
-
-  gst_object_unref (pad);
-  gst_object_unref (element);
-  gst_object_unref (pipeline);
-  ref_probe_clear (&probe);
-}
-
-static void
-test_app_context (gconstpointer data)
-{
-#if DS_GST_HAVE_CUDA
-  gboolean keep = GPOINTER_TO_INT (data);
   g_autoptr(GError) error = NULL;
   g_autofree char *launch = NULL;
-  GstElement *pipeline, *element;
-  GstCudaContext *ctx, *used;
+  GstElement *pipeline;
   GstContext *context;
   GstPad *pad;
+
+  launch = g_strdup_printf ("videotestsrc num-buffers=%u pattern=snow "
+                            "! video/x-raw,format=%s,width=320,height=240,framerate=30/1 "
+                            "! queue ! dslumastats name=stats ! queue ! fakesink", n_frames, format);
+  pipeline = gst_parse_launch (launch, &error);
+  g_assert_no_error (error);
+  context = gst_context_new_cuda_context (ctx);
+  gst_element_set_context (pipeline, context);
+  gst_context_unref (context);
+
+  *element = gst_bin_get_by_name (GST_BIN (pipeline), "stats");
+  pad = gst_element_get_static_pad (*element, "sink");
+  ref_probe_attach (probe, pad);
+  gst_object_unref (pad);
+  return pipeline;
+}
+
+static void
+test_app_context (void)
+{
+  g_autoptr(GError) error = NULL;
+  GstElement *pipeline, *element;
+  GstCudaContext *ctx, *used;
   RefProbe probe = { 0, };
   DsPoolStats before, after;
   DsMemoryResource *dev_pool;
 
   g_test_summary ("The element uses an application's non-primary GstCudaContext "
-                  "(gst_cuda_context_new) given to the pipeline, and its pools: "
-                  "a device block from the pool per frame, or with keep-blocks "
-                  "one for the first frames only, the results exact either way");
+                  "(gst_cuda_context_new) given to the pipeline, and its pools: a device "
+                  "block from the pool per frame, the results exact");
   DS_GST_TEST_REQUIRE_CUDA ();
 
   ctx = gst_cuda_context_new (0);
@@ -755,49 +597,180 @@ test_app_context (gconstpointer data)
   g_assert_no_error (error);
   ds_pool_resource_get_stats (DS_POOL_RESOURCE (dev_pool), &before);
 
-  launch = g_strdup_printf ("videotestsrc num-buffers=300 pattern=snow "
-                            "! video/x-raw,format=GRAY8,width=320,height=240,framerate=30/1 "
-                            "! queue ! dslumastats name=stats keep-blocks=%s ! queue ! fakesink",
-                            keep ? "true" : "false");
-  pipeline = gst_parse_launch (launch, &error);
-  g_assert_no_error (error);
-  context = gst_context_new_cuda_context (ctx);
-  gst_element_set_context (pipeline, context);
-  gst_context_unref (context);
-
-  element = gst_bin_get_by_name (GST_BIN (pipeline), "stats");
-  pad = gst_element_get_static_pad (element, "sink");
-  ref_probe_attach (&probe, pad);
-
-  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PAUSED), !=,
-                   GST_STATE_CHANGE_FAILURE);
+  pipeline = app_context_pipeline (ctx, "GRAY8", N_FRAMES, &element, &probe);
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PAUSED), !=, GST_STATE_CHANGE_FAILURE);
   used = element_cuda_context (element);
   g_assert_true (used == ctx);
   gst_object_unref (used);
 
-  run_and_check (pipeline, &probe, N_FRAMES);
-
+  run_to_eos (pipeline, &probe, N_FRAMES);
   ds_pool_resource_get_stats (DS_POOL_RESOURCE (dev_pool), &after);
   g_test_message ("application context: device pool %" G_GUINT64_FORMAT " -> %"
                   G_GUINT64_FORMAT " cache hits, %" G_GUINT64_FORMAT " bytes held",
                   before.cache_hits, after.cache_hits, after.bytes_held);
-  if (keep)
-    g_assert_cmpuint (after.cache_hits + after.cache_misses, <=,
-                      before.cache_hits + before.cache_misses + 2);
-  else
-    g_assert_cmpuint (after.cache_hits, >=, before.cache_hits + N_FRAMES - 1);
+  g_assert_cmpuint (after.cache_hits, >=, before.cache_hits + N_FRAMES - 1);
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_NULL), ==, GST_STATE_CHANGE_SUCCESS);
 
-  gst_object_unref (pad);
   gst_object_unref (element);
   gst_object_unref (pipeline);
   ref_probe_clear (&probe);
   gst_object_unref (ctx);
-#else
-  g_test_skip ("built without GStreamer's CUDA library (gstreamer-cuda-1.0)");
-#endif
 }
 
-#if DS_GST_HAVE_CUDA
+static void
+pool_finalized_cb (gpointer  data,
+                   GObject  *where_the_object_was)
+{
+  (*(guint *) data)++;
+}
+
+static void
+wait_state (GstElement *pipeline,
+            GstState    state)
+{
+  GstState now;
+
+  g_assert_cmpint (gst_element_set_state (pipeline, state), !=, GST_STATE_CHANGE_FAILURE);
+  g_assert_cmpint (gst_element_get_state (pipeline, &now, NULL, ELEMENT_TIMEOUT), !=,
+                   GST_STATE_CHANGE_FAILURE);
+  g_assert_cmpint (now, ==, state);
+}
+
+static void
+test_states (void)
+{
+  g_autoptr(GError) error = NULL;
+  GstElement *pipeline, *element;
+  GstCudaContext *ctx;
+  RefProbe probe = { 0, };
+  DsPoolStats dev, pin;
+  DsMemoryResource *dev_pool;
+  guint finalized = 0;
+
+  g_test_summary ("What the context's pools hold: after PLAYING, and in PAUSED, the blocks "
+                  "the element used (ready for the next buffer); in READY nothing (the "
+                  "element stopped: its stream went, the pools gave everything back); in "
+                  "NULL the pools go with the context");
+  DS_GST_TEST_REQUIRE_CUDA ();
+
+  ctx = gst_cuda_context_new (0);
+  dev_pool = ds_gst_cuda_context_get_resource (ctx, DS_MEMORY_KIND_DEVICE, &error);
+  g_assert_no_error (error);
+  g_object_weak_ref (G_OBJECT (dev_pool), pool_finalized_cb, &finalized);
+  pipeline = app_context_pipeline (ctx, "I420", 30, &element, &probe);
+
+  run_to_eos (pipeline, &probe, 30);
+  pool_stats_of (ctx, &dev, &pin);
+  g_test_message ("PLAYING, at EOS: device pool %" G_GUINT64_FORMAT " bytes, pinned %"
+                  G_GUINT64_FORMAT, dev.bytes_held, pin.bytes_held);
+  g_assert_cmpuint (dev.bytes_held, >, 0);
+  g_assert_cmpuint (pin.bytes_held, >, 0);
+  g_assert_cmpuint (dev.bytes_in_use, ==, 0);
+
+  wait_state (pipeline, GST_STATE_PAUSED);
+  pool_stats_of (ctx, &dev, &pin);
+  g_test_message ("PAUSED: device pool %" G_GUINT64_FORMAT " bytes, pinned %" G_GUINT64_FORMAT,
+                  dev.bytes_held, pin.bytes_held);
+  g_assert_cmpuint (dev.bytes_held, >, 0);
+
+  wait_state (pipeline, GST_STATE_READY);
+  pool_stats_of (ctx, &dev, &pin);
+  g_test_message ("READY: device pool %" G_GUINT64_FORMAT " bytes, pinned %" G_GUINT64_FORMAT,
+                  dev.bytes_held, pin.bytes_held);
+  g_assert_cmpuint (dev.bytes_held, ==, 0);
+  g_assert_cmpuint (pin.bytes_held, ==, 0);
+
+  wait_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (element);
+  gst_object_unref (pipeline);
+  ref_probe_clear (&probe);
+  g_assert_cmpuint (finalized, ==, 0);
+  gst_object_unref (ctx);
+  g_assert_cmpuint (finalized, ==, 1);
+}
+
+/* A buffer of CUDA memory of @ctx holding @frame (system memory). */
+static GstBuffer *
+upload_frame (GstCudaContext     *ctx,
+              const GstVideoInfo *info,
+              GstBuffer          *frame)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstVideoFrame src, dst;
+  GstMemory *mem;
+
+  gst_cuda_memory_init_once ();
+#if DS_GST_HAVE_CUDA_STREAM
+  mem = gst_cuda_allocator_alloc (NULL, ctx, NULL, info);
+#else
+  mem = gst_cuda_allocator_alloc (NULL, ctx, info);
+#endif
+  g_assert_nonnull (mem);
+  gst_buffer_append_memory (buf, mem);
+  /* Mapped for writing on the host: gstcuda uploads it at the next CUDA map. */
+  g_assert_true (gst_video_frame_map (&src, info, frame, GST_MAP_READ));
+  g_assert_true (gst_video_frame_map (&dst, &GST_CUDA_MEMORY_CAST (mem)->info, buf, GST_MAP_WRITE));
+  g_assert_true (gst_video_frame_copy (&dst, &src));
+  gst_video_frame_unmap (&dst);
+  gst_video_frame_unmap (&src);
+  return buf;
+}
+
+static void
+test_adopt_context (void)
+{
+  GstVideoInfo info;
+  GstCudaContext *foreign, *used;
+  GstElement *element;
+  GstHarness *h;
+  GstBus *bus;
+  GstCaps *caps;
+
+  g_test_summary ("CUDA memory of a context the element did not start with is read in "
+                  "place after the element adopts that context (cuda-device-id -1)");
+  DS_GST_TEST_REQUIRE_CUDA ();
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 256, 64);
+  caps = gst_video_info_to_caps (&info);
+  gst_caps_set_features_simple (caps, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+  foreign = gst_cuda_context_new (0);
+
+  element = gst_object_ref_sink (gst_element_factory_make ("dslumastats", NULL));
+  bus = gst_bus_new ();
+  gst_element_set_bus (element, bus);
+  h = gst_harness_new_full (element, &harness_src, "sink", &harness_sink, "src");
+  gst_harness_set_src_caps (h, caps);
+  used = element_cuda_context (element);
+  g_assert_nonnull (used);
+  g_assert_true (used != foreign);
+  gst_object_unref (used);
+
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autofree char *why = NULL;
+      DsGstTestLuma ref;
+      GstBuffer *frame = make_gray_frame (&info, i * 17, &ref);
+      GstBuffer *in = upload_frame (foreign, &info, frame);
+      GstBuffer *out = gst_harness_push_and_pull (h, in);
+      GstMessage *msg = pop_stats (bus);
+
+      if (!ds_gst_test_luma_matches (gst_message_get_structure (msg), &ref, &why))
+        g_error ("frame %u: %s", i, why);
+      gst_message_unref (msg);
+      gst_buffer_unref (out);
+      gst_buffer_unref (frame);
+    }
+  used = element_cuda_context (element);
+  g_assert_true (used == foreign);
+  gst_object_unref (used);
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (element);
+  gst_harness_teardown (h);
+  gst_object_unref (foreign);
+}
+
 static GstPadProbeReturn
 count_cuda_memory_cb (GstPad          *pad,
                       GstPadProbeInfo *info,
@@ -810,12 +783,10 @@ count_cuda_memory_cb (GstPad          *pad,
     g_atomic_int_inc ((gint *) user_data);
   return GST_PAD_PROBE_OK;
 }
-#endif
 
 static void
 test_cuda_memory (void)
 {
-#if DS_GST_HAVE_CUDA
   g_autoptr(GError) error = NULL;
   GstElement *pipeline, *element, *before;
   GstPad *pad, *stats_sink;
@@ -824,16 +795,17 @@ test_cuda_memory (void)
   GstBus *bus;
   gint n_cuda = 0;
 
-  g_test_summary ("cudaupload ! video/x-raw(memory:CUDAMemory) ! dslumastats: every buffer "
-                  "is CUDA memory, read in place (no plane-sized scratch is taken), and the "
-                  "results match the CPU reference of the frames before the upload");
+  g_test_summary ("cudaupload ! video/x-raw(memory:CUDAMemory) ! dslumastats, 300 frames of "
+                  "NV12 1280x720: every buffer is CUDA memory, read in place (no plane-sized "
+                  "scratch is taken), and the results match the CPU reference of the frames "
+                  "before the upload");
   DS_GST_TEST_REQUIRE_CUDA ();
   DS_GST_TEST_REQUIRE_ELEMENT ("cudaupload");
 
   /* The caps filter makes cudaupload hand over CUDA memory: left to
    * itself it prefers passthrough in system memory. */
   pipeline = gst_parse_launch ("videotestsrc num-buffers=300 pattern=snow "
-                               "! video/x-raw,format=NV12,width=320,height=240,framerate=30/1 "
+                               "! video/x-raw,format=NV12,width=1280,height=720,framerate=30/1 "
                                "! identity name=before ! cudaupload "
                                "! video/x-raw(memory:CUDAMemory) ! dslumastats name=stats "
                                "! fakesink", &error);
@@ -846,70 +818,28 @@ test_cuda_memory (void)
   gst_pad_add_probe (stats_sink, GST_PAD_PROBE_TYPE_BUFFER, count_cuda_memory_cb, &n_cuda, NULL);
 
   watch.element = element;
-  watch.snapshot_pools = TRUE;
   bus = gst_element_get_bus (pipeline);
   gst_bus_set_sync_handler (bus, pool_watch_sync_cb, &watch, NULL);
 
   run_and_check (pipeline, &probe, N_FRAMES);
 
   g_assert_cmpint (g_atomic_int_get (&n_cuda), ==, N_FRAMES);
-  g_assert_true (watch.have300);
-  print_pool_stats ("CUDA memory, after frame 300", watch.at300);
+  g_assert_true (watch.have_eos);
+  print_pool_stats ("CUDA memory, at EOS", watch.at_eos);
   /* In place, a frame needs only the partial results and the result (and
    * the pinned read-back): 64 KiB blocks. Reading through system memory
-   * would take a 128 KiB block for the plane. (The pinned pool rotates up
-   * to 9 of them: with lazy fences the host takes pinned blocks back after
-   * a check of the stream every 8th release.) */
-  g_assert_cmpuint (watch.at300[0].upstream_allocations, >, 0);
-  g_assert_cmpuint (watch.at300[1].upstream_allocations, >, 0);
-  g_assert_cmpuint (watch.at300[0].bytes_held / watch.at300[0].upstream_allocations, <, 131072);
-  g_assert_cmpuint (watch.at300[1].bytes_held / watch.at300[1].upstream_allocations, <, 131072);
-  g_assert_cmpuint (watch.at300[0].upstream_allocations, <=, 9);
+   * would take a block of at least the 1280x720 plane (900 KiB). */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_assert_cmpuint (watch.at_eos[i].upstream_allocations, >, 0);
+      g_assert_cmpuint (watch.at_eos[i].bytes_held / watch.at_eos[i].upstream_allocations, <, 131072);
+    }
 
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
   gst_object_unref (bus);
   gst_object_unref (stats_sink);
   gst_object_unref (pad);
   gst_object_unref (before);
-  gst_object_unref (element);
-  gst_object_unref (pipeline);
-  ref_probe_clear (&probe);
-#else
-  g_test_skip ("built without GStreamer's CUDA library (gstreamer-cuda-1.0)");
-#endif
-}
-
-static void
-test_all_modes (gconstpointer data)
-{
-  const char *mode = data;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *description = NULL;
-  GstElement *pipeline, *element;
-  GstPad *pad;
-  RefProbe probe = { 0, };
-  guint64 frames = 0, scratch_ns = 0;
-
-  g_test_summary ("Every scratch mode gives the same, correct statistics (60 frames, "
-                  "640x480 I420)");
-  DS_GST_TEST_REQUIRE_CUDA ();
-
-  description = g_strdup_printf ("videotestsrc num-buffers=60 pattern=snow "
-                                 "! video/x-raw,format=I420,width=640,height=480,framerate=30/1 "
-                                 "! dslumastats name=stats scratch-mode=%s ! fakesink", mode);
-  pipeline = gst_parse_launch (description, &error);
-  g_assert_no_error (error);
-  element = gst_bin_get_by_name (GST_BIN (pipeline), "stats");
-  pad = gst_element_get_static_pad (element, "sink");
-  ref_probe_attach (&probe, pad);
-
-  run_and_check (pipeline, &probe, 60);
-  g_object_get (element, "frames-processed", &frames, "scratch-time", &scratch_ns, NULL);
-  g_assert_cmpuint (frames, ==, 60);
-  g_test_message ("scratch-mode %s: %.2f us of scratch handling per frame (mean; not a "
-                  "benchmark)", mode, scratch_ns / 1000.0 / 60);
-
-  gst_object_unref (pad);
   gst_object_unref (element);
   gst_object_unref (pipeline);
   ref_probe_clear (&probe);
@@ -948,7 +878,6 @@ int
 main (int    argc,
       char **argv)
 {
-  static const char *modes[] = { "ds-reuse", "ds-new", "ds-meta", "cuda-malloc", "preallocated" };
   int status;
 
   ds_gst_test_init (&argc, &argv);
@@ -957,30 +886,17 @@ main (int    argc,
   ds_gst_test_add_func ("/DsGst/Element/properties", test_properties);
   ds_gst_test_add_func ("/DsGst/Element/no-device", test_no_device);
 
-  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+  ds_gst_test_add_func ("/DsGst/Element/gpu/harness", test_harness_exact);
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     {
-      g_autofree char *path = g_strdup_printf ("/DsGst/Element/gpu/harness-%s", modes[i]);
+      g_autofree char *path = g_strdup_printf ("/DsGst/Element/gpu/pipeline-%s", sizes[i].format);
 
-      ds_gst_test_add_data_func (path, modes[i], test_harness_exact);
+      ds_gst_test_add_data_func (path, &sizes[i], test_pipeline);
     }
-  ds_gst_test_add_data_func ("/DsGst/Element/gpu/pipeline-GRAY8", "GRAY8", test_pipeline);
-  ds_gst_test_add_data_func ("/DsGst/Element/gpu/pipeline-I420", "I420", test_pipeline);
-  ds_gst_test_add_data_func ("/DsGst/Element/gpu/pipeline-NV12", "NV12", test_pipeline);
-  ds_gst_test_add_func ("/DsGst/Element/gpu/queue-ds-meta", test_pipeline_queue_meta);
-  ds_gst_test_add_func ("/DsGst/Element/gpu/queue-ds-new", test_pipeline_queue_new);
-  ds_gst_test_add_data_func ("/DsGst/Element/gpu/app-context", GINT_TO_POINTER (FALSE), test_app_context);
-  ds_gst_test_add_data_func ("/DsGst/Element/gpu/app-context-keep-blocks", GINT_TO_POINTER (TRUE), test_app_context);
+  ds_gst_test_add_func ("/DsGst/Element/gpu/app-context", test_app_context);
+  ds_gst_test_add_func ("/DsGst/Element/gpu/states", test_states);
+  ds_gst_test_add_func ("/DsGst/Element/gpu/adopt-context", test_adopt_context);
   ds_gst_test_add_func ("/DsGst/Element/gpu/cuda-memory", test_cuda_memory);
-  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
-    {
-      g_autofree char *path = g_strdup_printf ("/DsGst/Element/gpu/mode-%s", modes[i]);
-
-      ds_gst_test_add_data_func (path, modes[i], test_all_modes);
-    }
-  ds_gst_test_add_data_func ("/DsGst/Element/gpu/mode-ds-reuse-wait-first",
-                             "ds-reuse release-before-wait=false", test_all_modes);
-  ds_gst_test_add_data_func ("/DsGst/Element/gpu/mode-ds-new-wait-first",
-                             "ds-new release-before-wait=false", test_all_modes);
   ds_gst_test_add_func ("/DsGst/Element/gpu/restart", test_restart);
 
   status = g_test_run ();

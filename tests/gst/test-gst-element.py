@@ -45,10 +45,9 @@ class TestElement(unittest.TestCase):
         factory = Gst.ElementFactory.find('dslumastats')
         self.assertIsNotNone(factory)
         element = factory.create(None)
-        self.assertEqual(element.get_property('device-id'), -1)
-        self.assertTrue(element.get_property('post-messages'))
-        element.set_property('post-messages', False)
-        self.assertFalse(element.get_property('post-messages'))
+        self.assertEqual(element.get_property('cuda-device-id'), -1)
+        element.set_property('cuda-device-id', 0)
+        self.assertEqual(element.get_property('cuda-device-id'), 0)
 
     def test_pipeline_messages(self):
         pipeline = Gst.parse_launch(
@@ -131,6 +130,19 @@ class TestScratchMeta(unittest.TestCase):
         self.assertIsNotNone(got)
         self.assertEqual(got.scratchpad, sp)
         self.assertIsNone(DsGst.buffer_get_scratch_meta(buf, GLib.quark_from_string('other')))
+
+    def test_consumer_api(self):
+        sp = Ds.Scratchpad()
+        sp.alloc(Ds.MemoryKind.HOST, 64, 0)
+        buf = Gst.Buffer.new_allocate(None, 16, None)
+        DsGst.buffer_add_scratch_meta(buf, sp)
+        meta = DsGst.buffer_get_scratch_meta(buf, 0)
+        host = Ds.AccessOrder.new_host()
+        # Host scratch: no producer order; a host consumer waits for
+        # nothing and needs no registration.
+        self.assertIsNone(meta.get_order())
+        self.assertTrue(meta.wait(host))
+        self.assertTrue(meta.add_reader(host))
 
 
 if __name__ == '__main__':

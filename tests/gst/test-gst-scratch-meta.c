@@ -3,13 +3,24 @@
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The scratchpads here hold host memory, so every case runs without a GPU:
- * the meta's job is the scratchpad's lifetime, which is the same for every
- * kind (the GPU kinds on a GstCudaContext are in test-gst-cuda-context and
- * test-gst-element).
+ * The CPU cases use scratchpads of host memory: the meta's job there is
+ * the scratchpad's lifetime, which is the same for every kind, and its
+ * consumer API in host order, which calls no CUDA.
+ *
+ * The /gpu/ cases are the cross-stream contract on a GstCudaContext: a
+ * producer on stream A publishes device scratch, a consumer on stream B
+ * waits for the write and reads it under a gate (DsGstTestGate) while the
+ * buffer is freed and the next producer on A gets the same block at once
+ * and overwrites it. Registered as a reader, the consumer reads the first
+ * producer's bytes; not registered, it reads the second's: the
+ * registration is what makes it safe.
  */
 
 #include "ds-gst-test.h"
+
+#if DS_GST_HAVE_CUDA
+# include <gst/cuda/gstcudacontext.h>
+#endif
 
 typedef struct
 {
@@ -77,7 +88,7 @@ test_plain_buffer (void)
   g_test_summary ("A plain buffer's meta keeps the scratchpad until the buffer is freed");
 
   meta = ds_gst_buffer_add_scratch_meta_full (buf, sp, g_quark_from_static_string ("t"),
-                                              DS_MEMORY_KIND_HOST, data, 256);
+                                              DS_MEMORY_KIND_HOST, data, 256, NULL);
   g_assert_nonnull (meta);
   g_assert_true (meta->scratchpad == sp);
   g_assert_true (meta->data == data);
@@ -221,8 +232,8 @@ test_tags (void)
 
   g_test_summary ("Several metas on one buffer are told apart by tag");
 
-  ds_gst_buffer_add_scratch_meta_full (buf, a, qa, DS_MEMORY_KIND_HOST, NULL, 0);
-  ds_gst_buffer_add_scratch_meta_full (buf, b, qb, DS_MEMORY_KIND_HOST, NULL, 0);
+  ds_gst_buffer_add_scratch_meta_full (buf, a, qa, DS_MEMORY_KIND_HOST, NULL, 0, NULL);
+  ds_gst_buffer_add_scratch_meta_full (buf, b, qb, DS_MEMORY_KIND_HOST, NULL, 0, NULL);
   g_object_unref (a);
   g_object_unref (b);
 
@@ -328,12 +339,12 @@ test_preconditions (void)
   g_assert_null (p);
 
   g_test_expect_message ("DsGst", G_LOG_LEVEL_CRITICAL, "*(data == NULL) == (size == 0)*");
-  p = ds_gst_buffer_add_scratch_meta_full (buf, sp, 0, DS_MEMORY_KIND_HOST, NULL, 16);
+  p = ds_gst_buffer_add_scratch_meta_full (buf, sp, 0, DS_MEMORY_KIND_HOST, NULL, 16, NULL);
   g_test_assert_expected_messages ();
   g_assert_null (p);
 
   g_test_expect_message ("DsGst", G_LOG_LEVEL_CRITICAL, "*KIND_IS_VALID*");
-  p = ds_gst_buffer_add_scratch_meta_full (buf, sp, 0, (DsMemoryKind) 7, NULL, 0);
+  p = ds_gst_buffer_add_scratch_meta_full (buf, sp, 0, (DsMemoryKind) 7, NULL, 0, NULL);
   g_test_assert_expected_messages ();
   g_assert_null (p);
 
@@ -346,9 +357,311 @@ test_preconditions (void)
   gst_buffer_unref (buf);
 
   g_assert_null (ds_gst_buffer_get_scratch_meta (buf, 0));
+
+  g_test_expect_message ("DsGst", G_LOG_LEVEL_CRITICAL, "*self != NULL*");
+  g_assert_false (ds_gst_scratch_meta_wait (NULL, NULL, NULL));
+  g_test_assert_expected_messages ();
+  g_test_expect_message ("DsGst", G_LOG_LEVEL_CRITICAL, "*self != NULL*");
+  g_assert_false (ds_gst_scratch_meta_add_reader (NULL, NULL, NULL));
+  g_test_assert_expected_messages ();
+  g_test_expect_message ("DsGst", G_LOG_LEVEL_CRITICAL, "*self != NULL*");
+  g_assert_null (ds_gst_scratch_meta_get_order (NULL));
+  g_test_assert_expected_messages ();
+  {
+    DsGstScratchMeta *meta = ds_gst_buffer_add_scratch_meta (buf, sp);
+
+    g_test_expect_message ("DsGst", G_LOG_LEVEL_CRITICAL, "*order != NULL*");
+    g_assert_false (ds_gst_scratch_meta_wait (meta, NULL, NULL));
+    g_test_assert_expected_messages ();
+    g_test_expect_message ("DsGst", G_LOG_LEVEL_CRITICAL, "*order != NULL*");
+    g_assert_false (ds_gst_scratch_meta_add_reader (meta, NULL, NULL));
+    g_test_assert_expected_messages ();
+  }
+
   gst_buffer_unref (buf);
   g_assert_finalize_object (sp);
 }
+
+static void
+test_consumer_host (void)
+{
+  Watch watch;
+  gpointer data;
+  DsScratchpad *sp = new_watched_scratchpad (&watch, &data);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 64, NULL);
+  g_autoptr(DsAccessOrder) host = ds_access_order_new_host ();
+  g_autoptr(GError) error = NULL;
+  DsGstScratchMeta *meta;
+
+  g_test_summary ("Host memory published by a scratchpad without a device order: the "
+                  "meta has no producer order, and a host consumer's wait and reader "
+                  "registration succeed without a CUDA call");
+
+  meta = ds_gst_buffer_add_scratch_meta_full (buf, sp, 0, DS_MEMORY_KIND_HOST, data, 256, &error);
+  g_assert_no_error (error);
+  g_object_unref (sp);
+  g_assert_null (ds_gst_scratch_meta_get_order (meta));
+  g_assert_true (ds_gst_scratch_meta_wait (meta, host, &error));
+  g_assert_no_error (error);
+  g_assert_true (ds_gst_scratch_meta_add_reader (meta, host, &error));
+  g_assert_no_error (error);
+  gst_buffer_unref (buf);
+  g_assert_cmpuint (watch.finalized, ==, 1);
+}
+
+static void
+test_reader_no_device (void)
+{
+  Watch watch;
+  DsScratchpad *sp = new_watched_scratchpad (&watch, NULL);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 64, NULL);
+  g_autoptr(DsAccessOrder) stream = NULL;
+  g_autoptr(GError) error = NULL;
+  DsGstScratchMeta *meta;
+
+  g_test_summary ("Without a CUDA device, registering a stream reader fails with a "
+                  "GError (no crash, nothing registered) and the scratch still goes");
+  DS_GST_TEST_REQUIRE_NO_CUDA ();
+
+  meta = ds_gst_buffer_add_scratch_meta (buf, sp);
+  g_object_unref (sp);
+  stream = ds_access_order_new_stream (GSIZE_TO_POINTER (0x1000), 0);
+  g_assert_false (ds_gst_scratch_meta_add_reader (meta, stream, &error));
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == DS_ERROR);
+  gst_buffer_unref (buf);
+  g_assert_cmpuint (watch.finalized, ==, 1);
+}
+
+#if DS_GST_HAVE_CUDA
+/* --- GPU: the cross-stream contract -------------------------------------- */
+
+#define REGION (1 << 20)
+#define FIRST  0xa1
+#define SECOND 0xb2
+
+typedef enum
+{
+  READER_NONE,        /* the consumer does not register */
+  READER_REGISTERED,  /* it does, on the buffer it read */
+  READER_ON_COPY,     /* it does, on a copy of the buffer freed last */
+} Reader;
+
+static void
+check_bytes (const guint8 *p,
+             guint8        expected)
+{
+  for (gsize i = 0; i < REGION; i++)
+    if (p[i] != expected)
+      g_error ("byte %" G_GSIZE_FORMAT " is 0x%02x, expected 0x%02x", i, p[i], expected);
+}
+
+static void
+cross_stream (Reader how)
+{
+  g_autoptr(GError) error = NULL;
+  GQuark tag = g_quark_from_static_string ("test-region");
+  GstCudaContext *ctx;
+  DsGstStream *a, *b;
+  cudaStream_t sa, sb;
+  DsScratchpad *sp;
+  GstBuffer *buf, *copy = NULL;
+  DsGstScratchMeta *meta;
+  DsGstTestGate *gate;
+  guint8 *data, *again, *out;
+
+  ctx = gst_cuda_context_new (0);
+  g_assert_nonnull (ctx);
+  a = ds_gst_stream_new (ctx, &error);
+  g_assert_no_error (error);
+  b = ds_gst_stream_new (ctx, &error);
+  g_assert_no_error (error);
+  sa = ds_gst_stream_get_handle (a);
+  sb = ds_gst_stream_get_handle (b);
+  g_assert_true (gst_cuda_context_push (ctx));
+  g_assert_cmpint (cudaMallocHost ((void **) &out, REGION), ==, cudaSuccess);
+  memset (out, 0, REGION);
+  g_assert_true (gst_cuda_context_pop (NULL));
+
+  /* The producer on A writes the region, then publishes it. */
+  sp = ds_gst_stream_new_scratchpad (a);
+  data = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, REGION, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (gst_cuda_context_push (ctx));
+  g_assert_cmpint (cudaMemsetAsync (data, FIRST, REGION, sa), ==, cudaSuccess);
+  g_assert_true (gst_cuda_context_pop (NULL));
+  buf = gst_buffer_new ();
+  meta = ds_gst_buffer_add_scratch_meta_full (buf, sp, tag, DS_MEMORY_KIND_DEVICE, data, REGION, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (meta);
+  g_assert_true (ds_access_order_equal (ds_gst_scratch_meta_get_order (meta), ds_gst_stream_get_order (a)));
+  g_object_unref (sp);
+
+  /* The consumer on B: held at a gate, waits for the write, queues its
+   * read, and (maybe) registers as a reader. */
+  g_assert_true (gst_cuda_context_push (ctx));
+  gate = ds_gst_test_gate_new (sb);
+  meta = ds_gst_buffer_get_scratch_meta (buf, tag);
+  g_assert_true (ds_gst_scratch_meta_wait (meta, ds_gst_stream_get_order (b), &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (cudaMemcpyAsync (out, meta->data, REGION, cudaMemcpyDeviceToHost, sb), ==, cudaSuccess);
+  if (how == READER_ON_COPY)
+    {
+      copy = gst_buffer_copy (buf);
+      meta = ds_gst_buffer_get_scratch_meta (copy, tag);
+    }
+  if (how != READER_NONE)
+    {
+      g_assert_true (ds_gst_scratch_meta_add_reader (meta, ds_gst_stream_get_order (b), &error));
+      g_assert_no_error (error);
+    }
+  g_assert_true (gst_cuda_context_pop (NULL));
+
+  /* The buffer goes while the read is still queued behind the gate. */
+  gst_buffer_unref (buf);
+  if (copy != NULL)
+    gst_buffer_unref (copy);
+
+  /* The next producer on A is pushed to take the same block at once (a
+   * block given back on A is A's again without a wait) and overwrites it. */
+  sp = ds_gst_stream_new_scratchpad (a);
+  again = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, REGION, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (again == data);
+  g_assert_true (gst_cuda_context_push (ctx));
+  g_assert_cmpint (cudaMemsetAsync (again, SECOND, REGION, sa), ==, cudaSuccess);
+  if (how == READER_NONE)
+    {
+      /* Nothing holds A back: the overwrite is done before B reads. */
+      g_assert_cmpint (cudaStreamSynchronize (sa), ==, cudaSuccess);
+    }
+  else
+    {
+      /* A waits for the reader, which waits at the gate. */
+      g_assert_cmpint (cudaStreamQuery (sa), ==, cudaErrorNotReady);
+      g_assert_false (ds_gst_test_gate_passed (gate));
+    }
+  ds_gst_test_gate_open (gate);
+  g_assert_cmpint (cudaStreamSynchronize (sb), ==, cudaSuccess);
+  g_assert_cmpint (cudaStreamSynchronize (sa), ==, cudaSuccess);
+  g_assert_true (gst_cuda_context_pop (NULL));
+  ds_gst_test_gate_free (gate);
+
+  check_bytes (out, how == READER_NONE ? SECOND : FIRST);
+  g_test_message ("the consumer read the %s producer's bytes",
+                  how == READER_NONE ? "next" : "publishing");
+
+  g_object_unref (sp);
+  g_assert_true (gst_cuda_context_push (ctx));
+  g_assert_cmpint (cudaFreeHost (out), ==, cudaSuccess);
+  g_assert_true (gst_cuda_context_pop (NULL));
+  ds_gst_stream_unref (a);
+  ds_gst_stream_unref (b);
+  gst_object_unref (ctx);
+}
+
+static void
+test_gpu_reader_registered (void)
+{
+  g_test_summary ("A consumer on another stream that waits for the write and registers as a "
+                  "reader reads the producer's bytes, although the buffer is freed and the "
+                  "block handed to the next producer on the producer's stream while the read "
+                  "is still queued");
+  DS_GST_TEST_REQUIRE_CUDA ();
+
+  cross_stream (READER_REGISTERED);
+}
+
+static void
+test_gpu_reader_on_copy (void)
+{
+  g_test_summary ("A reader registered on a copy of the buffer holds the scratch of the "
+                  "original as well: the last of them gives it back after the read");
+  DS_GST_TEST_REQUIRE_CUDA ();
+
+  cross_stream (READER_ON_COPY);
+}
+
+static void
+test_gpu_reader_not_registered (void)
+{
+  g_test_summary ("The same consumer without the reader registration reads the next "
+                  "producer's bytes: the registration is what makes the read safe");
+  DS_GST_TEST_REQUIRE_CUDA ();
+
+  cross_stream (READER_NONE);
+}
+
+typedef struct
+{
+  DsGstTestGate *gate;
+  guint          ms;
+} Opener;
+
+static gpointer
+open_later (gpointer data)
+{
+  Opener *o = data;
+
+  g_usleep (o->ms * G_TIME_SPAN_MILLISECOND);
+  ds_gst_test_gate_open (o->gate);
+  return NULL;
+}
+
+static void
+test_gpu_host_consumer (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DsAccessOrder) host = ds_access_order_new_host ();
+  GstCudaContext *ctx;
+  DsGstStream *a;
+  DsScratchpad *sp;
+  GstBuffer *buf;
+  DsGstScratchMeta *meta;
+  Opener opener;
+  GThread *thread;
+  guint8 *data, *out;
+
+  g_test_summary ("A consumer in host order waits for the write by blocking until it is "
+                  "done (a gate held before the write, opened by another thread), and needs "
+                  "no reader registration");
+  DS_GST_TEST_REQUIRE_CUDA ();
+
+  out = g_malloc (REGION);
+  ctx = gst_cuda_context_new (0);
+  a = ds_gst_stream_new (ctx, &error);
+  g_assert_no_error (error);
+  sp = ds_gst_stream_new_scratchpad (a);
+  data = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_DEVICE, REGION, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (gst_cuda_context_push (ctx));
+  opener.gate = ds_gst_test_gate_new (ds_gst_stream_get_handle (a));
+  opener.ms = 100;
+  g_assert_cmpint (cudaMemsetAsync (data, FIRST, REGION, ds_gst_stream_get_handle (a)), ==, cudaSuccess);
+  g_assert_true (gst_cuda_context_pop (NULL));
+  buf = gst_buffer_new ();
+  meta = ds_gst_buffer_add_scratch_meta_full (buf, sp, 0, DS_MEMORY_KIND_DEVICE, data, REGION, &error);
+  g_assert_no_error (error);
+  g_object_unref (sp);
+
+  thread = g_thread_new ("opener", open_later, &opener);
+  g_assert_true (ds_gst_scratch_meta_wait (meta, host, &error));
+  g_assert_no_error (error);
+  g_assert_true (ds_gst_test_gate_passed (opener.gate));
+  g_assert_true (ds_gst_scratch_meta_add_reader (meta, host, &error));
+  g_assert_true (gst_cuda_context_push (ctx));
+  g_assert_cmpint (cudaMemcpy (out, meta->data, REGION, cudaMemcpyDeviceToHost), ==, cudaSuccess);
+  g_assert_true (gst_cuda_context_pop (NULL));
+  check_bytes (out, FIRST);
+
+  g_thread_join (thread);
+  ds_gst_test_gate_free (opener.gate);
+  gst_buffer_unref (buf);
+  ds_gst_stream_unref (a);
+  gst_object_unref (ctx);
+  g_free (out);
+}
+#endif /* DS_GST_HAVE_CUDA */
 
 int
 main (int    argc,
@@ -368,6 +681,14 @@ main (int    argc,
   ds_gst_test_add_func ("/DsGst/ScratchMeta/other-thread", test_other_thread);
   ds_gst_test_add_func ("/DsGst/ScratchMeta/base-transform", test_base_transform);
   ds_gst_test_add_func ("/DsGst/ScratchMeta/preconditions", test_preconditions);
+  ds_gst_test_add_func ("/DsGst/ScratchMeta/consumer-host", test_consumer_host);
+  ds_gst_test_add_func ("/DsGst/ScratchMeta/reader-no-device", test_reader_no_device);
+#if DS_GST_HAVE_CUDA
+  ds_gst_test_add_func ("/DsGst/ScratchMeta/gpu/reader-registered", test_gpu_reader_registered);
+  ds_gst_test_add_func ("/DsGst/ScratchMeta/gpu/reader-on-copy", test_gpu_reader_on_copy);
+  ds_gst_test_add_func ("/DsGst/ScratchMeta/gpu/reader-not-registered", test_gpu_reader_not_registered);
+  ds_gst_test_add_func ("/DsGst/ScratchMeta/gpu/host-consumer", test_gpu_host_consumer);
+#endif
 
   status = g_test_run ();
   gst_deinit ();

@@ -283,6 +283,20 @@ class MemoryResourceInterface:
     ...
 
 
+class OrderMark(GObject.GBoxed):
+    """A point in an `Ds.AccessOrder`: the work submitted to the order up to the moment the mark was made, and nothing submitted later. Another order waits for that work with `Ds.OrderMark.wait`, which `Ds.AccessOrder.wait` cannot do once more work follows on the marked order."""
+    @classmethod
+    def new(cls, order: AccessOrder) -> OrderMark:
+        """Marks the work submitted to order so far."""
+        ...
+    def get_order(self) -> AccessOrder:
+        """The order self marks."""
+        ...
+    def wait(self, order: AccessOrder) -> bool:
+        """Makes work submitted to order after this call start only once the work that self marks has finished; work submitted to the marked order after the mark is not waited for."""
+        ...
+
+
 class PinnedMemoryResource(GObject.Object, MemoryResource):
     """The raw resource of page-locked (pinned) host memory from `cudaHostAlloc` (portable: usable from every device). Not stream-ordered, and `cudaFreeHost` waits for the whole device: use it under a `Ds.PoolResource`. It refuses, with a critical, a block it did not hand out or one given back twice."""
     @staticmethod

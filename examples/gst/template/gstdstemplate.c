@@ -1,0 +1,230 @@
+/* gstdstemplate.c: a CUDA element that takes its scratch from ds; copy it
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Posts the sum of each frame's luma as a "ds-template" message. The guide
+ * "ds in your CUDA element" (DsGst reference) walks through it.
+ */
+
+#include "config.h"
+
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+#include <ds-gst.h>
+
+#include "ds-template-kernel.h"
+
+#define FORMATS "{ GRAY8, I420, NV12 }"
+#define CAPS GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, FORMATS)
+
+G_DECLARE_FINAL_TYPE (GstDsTemplate, gst_ds_template, GST, DS_TEMPLATE, GstBaseTransform)
+
+struct _GstDsTemplate
+{
+  GstBaseTransform  parent;
+  GstCudaContext   *context;
+  DsGstStream      *stream;    /* start to stop; ds-gst frees it after its last scratchpad */
+  DsScratchpad     *scratch;   /* released after each buffer */
+  GstVideoInfo      info;
+  guint64           n_frames;
+  gint              n_queued;  /* atomic: results not posted yet */
+};
+
+typedef struct
+{
+  GstDsTemplate            *self;
+  const unsigned long long *sum;   /* pinned scratch, written on the stream */
+  guint64                   frame;
+} Result;
+
+G_DEFINE_FINAL_TYPE (GstDsTemplate, gst_ds_template, GST_TYPE_BASE_TRANSFORM)
+
+static GstStaticPadTemplate sink_template =
+  GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS));
+static GstStaticPadTemplate src_template =
+  GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS));
+
+/* On a CUDA thread once the GPU is done with the frame: no CUDA calls here.
+ * The pinned block goes back to its pool only after this returns. */
+static void CUDART_CB
+result_cb (void *data)
+{
+  Result *r = data;
+  GstStructure *s = gst_structure_new ("ds-template", "frame", G_TYPE_UINT64, r->frame,
+                                       "sum", G_TYPE_UINT64, (guint64) *r->sum, NULL);
+
+  gst_element_post_message (GST_ELEMENT (r->self), gst_message_new_element (GST_OBJECT (r->self), s));
+  g_atomic_int_add (&r->self->n_queued, -1);
+  g_free (r);
+}
+
+static void
+wait_for_results (GstDsTemplate *self)
+{
+  for (guint ms = 0; g_atomic_int_get (&self->n_queued) > 0 && ms < 20000; ms++)
+    g_usleep (1000);
+}
+
+static gboolean
+gst_ds_template_start (GstBaseTransform *trans)
+{
+  GstDsTemplate *self = GST_DS_TEMPLATE (trans);
+  g_autoptr(GError) error = NULL;
+
+  /* The pipeline's context (or the application's), else a new one it shares;
+   * -1: any device (dslumastats has a cuda-device-id property for this). */
+  if (!gst_cuda_load_library () ||
+      !gst_cuda_ensure_element_context (GST_ELEMENT (self), -1, &self->context) ||
+      (self->stream = ds_gst_stream_new (self->context, &error)) == NULL)
+    {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No CUDA device"), ("%s", error ? error->message : ""));
+      return FALSE;
+    }
+  self->scratch = ds_gst_stream_new_scratchpad (self->stream);
+  self->n_frames = 0;
+  return TRUE;
+}
+
+static gboolean
+gst_ds_template_stop (GstBaseTransform *trans)
+{
+  GstDsTemplate *self = GST_DS_TEMPLATE (trans);
+
+  wait_for_results (self);
+  g_clear_object (&self->scratch);
+  g_clear_pointer (&self->stream, ds_gst_stream_unref);  /* then the context's pools trim */
+  gst_clear_object (&self->context);
+  return TRUE;
+}
+
+static gboolean
+gst_ds_template_sink_event (GstBaseTransform *trans,
+                            GstEvent         *event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+    wait_for_results (GST_DS_TEMPLATE (trans));  /* the results come before EOS */
+  return GST_BASE_TRANSFORM_CLASS (gst_ds_template_parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+gst_ds_template_set_caps (GstBaseTransform *trans,
+                          GstCaps          *incaps,
+                          GstCaps          *outcaps)
+{
+  return gst_video_info_from_caps (&GST_DS_TEMPLATE (trans)->info, incaps);
+}
+
+/* The frame's work on the scratchpad's stream; TRUE once result_cb () will
+ * post (and free) @r. */
+static gboolean
+queue_work (GstDsTemplate *self,
+            GstVideoFrame *frame,
+            Result        *r)
+{
+  DsScratchpad *sp = self->scratch;
+  cudaStream_t stream = ds_access_order_get_stream (ds_scratchpad_get_device_order (sp));
+  unsigned long long *sum = DS_SCRATCHPAD_ALLOC_DEVICE (sp, unsigned long long, 1, NULL);
+
+  r->sum = DS_SCRATCHPAD_ALLOC_PINNED (sp, unsigned long long, 1, NULL);
+  return sum != NULL && r->sum != NULL &&
+         ds_template_sum (GST_VIDEO_FRAME_COMP_DATA (frame, 0), GST_VIDEO_FRAME_COMP_WIDTH (frame, 0),
+                          GST_VIDEO_FRAME_COMP_HEIGHT (frame, 0), GST_VIDEO_FRAME_COMP_STRIDE (frame, 0),
+                          sum, stream) == cudaSuccess &&
+         cudaMemcpyAsync ((void *) r->sum, sum, sizeof *sum, cudaMemcpyDeviceToHost, stream) == cudaSuccess &&
+         cudaLaunchHostFunc (stream, result_cb, r) == cudaSuccess;
+}
+
+static GstFlowReturn
+gst_ds_template_transform_ip (GstBaseTransform *trans,
+                              GstBuffer        *buffer)
+{
+  GstDsTemplate *self = GST_DS_TEMPLATE (trans);
+  Result *r = g_new0 (Result, 1);
+  GstVideoFrame frame;
+  gboolean queued = FALSE;
+
+  /* The buffer's stream (GStreamer 1.24+), else ours: the scratchpad is released. */
+  if (!ds_gst_stream_follow_buffer (self->stream, self->scratch, buffer, NULL) ||
+      !gst_video_frame_map (&frame, &self->info, buffer, GST_MAP_READ | GST_MAP_CUDA))
+    {
+      g_free (r);
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not read the frame"), (NULL));
+      return GST_FLOW_ERROR;
+    }
+  r->self = self;
+  r->frame = self->n_frames++;
+  g_atomic_int_inc (&self->n_queued);
+  if (gst_cuda_context_push (self->context))
+    {
+      queued = queue_work (self, &frame, r);
+      /* GStreamer 1.22's CUDA memory has no stream: read it before the buffer goes. */
+      if (queued && ds_access_order_equal (ds_scratchpad_get_device_order (self->scratch),
+                                           ds_gst_stream_get_order (self->stream)))
+        cudaStreamSynchronize (ds_gst_stream_get_handle (self->stream));
+      gst_cuda_context_pop (NULL);
+    }
+  ds_scratchpad_release (self->scratch);  /* while the work is queued: ds keeps stream order */
+  gst_video_frame_unmap (&frame);
+  if (!queued)
+    {
+      g_atomic_int_add (&self->n_queued, -1);
+      g_free (r);
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("CUDA work failed"), (NULL));
+      return GST_FLOW_ERROR;
+    }
+  return GST_FLOW_OK;
+}
+
+/* A context from the application or the pipeline (neighbours find ours
+ * through the pipeline too). */
+static void
+gst_ds_template_set_context (GstElement *element,
+                             GstContext *context)
+{
+  GstDsTemplate *self = GST_DS_TEMPLATE (element);
+
+  gst_cuda_handle_set_context (element, context, -1, &self->context);
+  GST_ELEMENT_CLASS (gst_ds_template_parent_class)->set_context (element, context);
+}
+
+static void
+gst_ds_template_class_init (GstDsTemplateClass *klass)
+{
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gst_element_class_set_static_metadata (element_class, "ds template", "Filter/Analyzer/Video/Hardware",
+                                         "Sum of each frame's luma on a CUDA GPU, with ds scratch",
+                                         "The ds authors");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  element_class->set_context = gst_ds_template_set_context;
+  trans_class->passthrough_on_same_caps = TRUE;
+  trans_class->transform_ip_on_passthrough = TRUE;
+  trans_class->start = gst_ds_template_start;
+  trans_class->stop = gst_ds_template_stop;
+  trans_class->sink_event = gst_ds_template_sink_event;
+  trans_class->set_caps = gst_ds_template_set_caps;
+  trans_class->transform_ip = gst_ds_template_transform_ip;
+}
+
+static void
+gst_ds_template_init (GstDsTemplate *self)
+{
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
+  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
+}
+
+static gboolean
+plugin_init (GstPlugin *plugin)
+{
+  return gst_element_register (plugin, "dstemplate", GST_RANK_NONE, gst_ds_template_get_type ());
+}
+
+GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, dstemplate, "A CUDA element with ds scratch memory",
+                   plugin_init, PACKAGE_VERSION, "LGPL", "ds examples", "the ds project")
