@@ -1,5 +1,5 @@
 #!/bin/bash
-# run-gpu-checks.sh: one device call's worth of GPU checks and benchmarks,
+# run-gpu-ds.sh: one device call's worth of GPU checks and benchmarks,
 # from a bundle made by ../shared/gpu/bundle (see HACKING.md, "Running on a
 # GPU machine").
 #
@@ -9,12 +9,12 @@
 # Here:
 #   ../shared/gpu/bundle build-gpu .gpu --suite ds --suite bench
 #   cp -n .gpu/lib/* .gpu/data/build/src/
-#   cp tests/gpu-run/run-gpu-checks.sh tests/gpu-run/run-gpu-reliability.sh .gpu/
+#   cp tests/gpu-run/run-gpu-ds.sh tests/gpu-run/run-gpu-reliability.sh .gpu/
 #   # for an A/B: another build's library as .gpu/ab/base/libds-1.0.so.1,
 #   # and its benchmarks as .gpu/ab/base/bench-* (the inline allocations
 #   # are compiled into the caller)
 # On the GPU machine (device tool: carry [".gpu"]):
-#   DEADLINE=570 .gpu/run-gpu-checks.sh STEP...
+#   DEADLINE=570 .gpu/run-gpu-ds.sh STEP...
 #
 # Steps, each into $OUT/STEP.txt, skipped once DEADLINE seconds (default
 # 570) have gone: tests (every bundled test), lifecycle, cuda-calls, bump,
