@@ -41,6 +41,7 @@
 
 #include "ds-access-order-private.h"
 #include "ds-memory-resource.h"
+#include "ds-recorder-private.h"
 
 G_BEGIN_DECLS
 
@@ -95,6 +96,9 @@ struct _DsStreamState
   guint     n_spares;
   guint     spare_cap;
   gboolean  warned;
+
+  /* Checks between two samples kept by a recorder. */
+  DsRecorderThrottle record;
 };
 
 /* A stream state lent by the calling thread's cache of them instead of

@@ -47,6 +47,33 @@ fence_at (DsStreamState *ss,
   return &((Fence *) ss->fences)[(ss->fence_head + i) % ss->fence_cap];
 }
 
+/* Reports a check (frequent: coalesced) or a drain of @ss to the running
+ * recorder. */
+static void
+record_event (DsStreamState   *ss,
+              DsRecorderEvent  event)
+{
+  DsRecorderSample sample = { 0, };
+
+  if (!DS_RECORDING ())
+    return;
+  if (event == DS_RECORDER_EVENT_FENCE_CHECK)
+    {
+      if (!ds_recorder_admit (&ss->record, 0, &sample))
+        return;
+    }
+  else
+    {
+      sample.count = 1;
+    }
+
+  sample.event = event;
+  sample.source = DS_RECORDER_SOURCE_STREAM;
+  sample.id = ss->stream_id;
+  sample.device = ss->device;
+  ds_recorder_record (&sample, DS_RECORDER_KEEP | DS_RECORDER_WATCH);
+}
+
 /* Fences ---------------------------------------------------------------------- */
 
 static void
@@ -226,6 +253,7 @@ ds_stream_state_poll (DsStreamState   *self,
               poll_locked (self, seq, counters);
               ds_cuda_scope_leave (&scope);
             }
+          record_event (self, DS_RECORDER_EVENT_FENCE_CHECK);
         }
     }
   done = seq <= self->completed;
@@ -261,6 +289,7 @@ drain_device_locked (DsStreamState   *ss,
   gboolean ok;
 
   counters->event_waits++;
+  record_event (ss, DS_RECORDER_EVENT_FENCE_DRAIN);
   if (!ds_cuda_scope_enter (&scope, ss->device, ss->context, &error))
     {
       stream_state_warn (ss, error);
@@ -303,6 +332,7 @@ ds_stream_state_drain (DsStreamState   **states,
         continue;
 
       counters->event_waits++;
+      record_event (leader, DS_RECORDER_EVENT_FENCE_DRAIN);
       ok = ds_cuda_scope_enter (&scope, leader->device, leader->context, &error);
       if (ok)
         {
@@ -590,6 +620,7 @@ check_if_due (DsStreamState       *self,
 
   if (!wants_check (self, seq, forced))
     return seq;
+  record_event (self, DS_RECORDER_EVENT_FENCE_CHECK);
 
   /* An explicit stream is asked without entering its scope: an idle one
    * (the steady state) costs the query alone, not a context check too.

@@ -23,6 +23,7 @@
 
 #include "ds-pool-bin-private.h"
 #include "ds-pool-lock-private.h"
+#include "ds-recorder-private.h"
 
 G_BEGIN_DECLS
 
@@ -34,12 +35,14 @@ typedef struct
   guint64          bytes_cached;
   gint64           demand;                         /* may go below 0 (atomic reads) */
   gint64           demand_mark;                    /* see ds-pool-growth.c */
-  guint64          pending;                        /* of the demand: cached blocks' */
+  guint64          pending;                        /* of the demand: cached blocks' (atomic reads) */
   guint64          hits;
   guint64          misses;
   guint64          refused;                        /* deallocations refused */
   guint            frees;                          /* counts to the next idle check */
   DsFenceCounters  cuda;
+  /* Hits and frees between two samples kept by a recorder. */
+  DsRecorderThrottle record[2];
   /* A stream reference kept from the last block taken out, for the next
    * one filed under that stream: a block that goes round on one stream
    * costs no reference count change per trip. */
@@ -95,7 +98,7 @@ ds_pool_shard_take_block_locked (DsPoolShard    *shard,
   if (b->pending != 0)
     {
       __atomic_store_n (&shard->demand, shard->demand - (gint64) b->pending, __ATOMIC_RELAXED);
-      shard->pending -= b->pending;
+      __atomic_store_n (&shard->pending, shard->pending - b->pending, __ATOMIC_RELAXED);
       b->pending = 0;
     }
   __atomic_store_n (&shard->n_cached, shard->n_cached - 1, __ATOMIC_RELAXED);
@@ -157,7 +160,7 @@ ds_pool_shard_put_locked (DsPoolShard   *shard,
   b->seq = seq;
   b->pending = pending;
   b->stamp = stamp;
-  shard->pending += pending;
+  __atomic_store_n (&shard->pending, shard->pending + pending, __ATOMIC_RELAXED);
   ds_pool_bin_push (ds_pool_shard_bin (shard, b->ac, b->cls), b, ss != NULL);
 
   __atomic_store_n (&shard->n_cached, shard->n_cached + 1, __ATOMIC_RELAXED);

@@ -20,6 +20,48 @@
 #include "ds-default-resources-private.h"
 #include "ds-error.h"
 #include "ds-memory-resource-private.h"
+#include "ds-pool-resource-private.h"
+#include "ds-recorder-private.h"
+
+/* Recording ----------------------------------------------------------------------- */
+
+/* Reports a block taken (@bytes) or @kind's blocks given back (@bytes) to
+ * the running recorder: each event to the watches, the recording
+ * coalesced (per thread and kind). */
+static void
+record_event (DsScratchpad    *self,
+              DsRecorderEvent  event,
+              DsMemoryKind     kind,
+              guint64          bytes)
+{
+  DsArena *arena = &self->arenas[kind];
+  DsRecorderSample sample = { 0, };
+  gboolean keep;
+
+  keep = ds_recorder_admit (ds_recorder_scratchpad_throttle (event, kind), bytes, &sample);
+  if (self->record_id == 0)
+    self->record_id = ds_recorder_next_id (DS_RECORDER_SOURCE_SCRATCHPAD);
+
+  sample.event = event;
+  sample.source = DS_RECORDER_SOURCE_SCRATCHPAD;
+  sample.id = self->record_id;
+  sample.kind = kind;
+  sample.device = kind != DS_MEMORY_KIND_HOST && ds_access_order_is_device (&self->device_order) ?
+                  self->device_order.device : -1;
+  sample.held = arena->reserved;
+  sample.in_use = ds_arena_get_taken (arena);
+  sample.pool = arena->upstream.resource != NULL ?
+                ds_pool_resource_get_record_id (arena->upstream.resource) : 0;
+  if (keep)
+    ds_recorder_record (&sample, DS_RECORDER_KEEP);
+
+  if (DS_RECORDER_WATCHED ())
+    {
+      sample.count = 1;
+      sample.bytes = bytes;
+      ds_recorder_record (&sample, DS_RECORDER_WATCH);
+    }
+}
 
 /* Setting a kind up --------------------------------------------------------------- */
 
@@ -135,6 +177,7 @@ take_block (DsScratchpad  *self,
   DsArena *arena = &self->arenas[kind];
   const DsAccessOrder *order = NULL;
   DsCudaScope scope;
+  guint64 reserved;
   gpointer ptr;
 
   if (G_UNLIKELY (!ds_arena_is_bound (arena)) && !set_up_kind (self, kind, error))
@@ -142,18 +185,25 @@ take_block (DsScratchpad  *self,
 
   if (kind == DS_MEMORY_KIND_DEVICE && ds_access_order_is_device (&self->device_order))
     order = &self->device_order;
+  reserved = arena->reserved;
   if (kind == DS_MEMORY_KIND_HOST || (self->self_scoped & (1u << kind)))
-    return ds_arena_grow (arena, size, alignment, order, error);
+    {
+      ptr = ds_arena_grow (arena, size, alignment, order, error);
+    }
+  else
+    {
+      /* Any other upstream is called in the device order's device and
+       * context, whatever the calling thread has current. */
+      if (!ds_access_order_enter (&self->device_order, &scope, error))
+        return NULL;
+      ptr = ds_arena_grow (arena, size, alignment, order, error);
+      ds_cuda_scope_leave (&scope);
+      if (ptr != NULL && !(self->scope_checked & (1u << kind)))
+        note_self_scoped (self, kind);
+    }
 
-  /* Any other upstream is called in the device order's device and
-   * context, whatever the calling thread has current. */
-  if (!ds_access_order_enter (&self->device_order, &scope, error))
-    return NULL;
-  ptr = ds_arena_grow (arena, size, alignment, order, error);
-  ds_cuda_scope_leave (&scope);
-  if (ptr != NULL && !(self->scope_checked & (1u << kind)))
-    note_self_scoped (self, kind);
-
+  if (DS_RECORDING () && ptr != NULL)
+    record_event (self, DS_RECORDER_EVENT_BLOCK, kind, arena->reserved - reserved);
   return ptr;
 }
 
@@ -676,6 +726,7 @@ give_back (DsScratchpad *self,
 {
   GError *scope_error = NULL;
   gboolean in_scope = FALSE;
+  guint64 released[DS_N_MEMORY_KINDS] = { 0, };
   DsFenceBatch batch;
   DsCudaScope scope;
   guint scoped_kinds;
@@ -696,6 +747,7 @@ give_back (DsScratchpad *self,
       DsArena *arena = &self->arenas[kind];
       GError *error = NULL;
 
+      released[kind] = arena->reserved;
       if ((scoped_kinds & (1u << kind)) && !in_scope)
         {
           g_warning ("Scratchpad %p: %u %s block(s) held back rather than given "
@@ -719,6 +771,12 @@ give_back (DsScratchpad *self,
   if (in_scope)
     ds_cuda_scope_leave (&scope);
   g_clear_error (&scope_error);
+
+  if (DS_RECORDING ())
+    for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+      if (released[kind] > self->arenas[kind].reserved)
+        record_event (self, DS_RECORDER_EVENT_RELEASE, (DsMemoryKind) kind,
+                      released[kind] - self->arenas[kind].reserved);
 }
 
 /**
