@@ -49,14 +49,12 @@ fence_at (DsStreamState *ss,
 
 /* Reports a check (frequent: coalesced) or a drain of @ss to the running
  * recorder. */
-static void
-record_event (DsStreamState   *ss,
-              DsRecorderEvent  event)
+static G_GNUC_NO_INLINE void
+record_event_slow (DsStreamState   *ss,
+                   DsRecorderEvent  event)
 {
   DsRecorderSample sample = { 0, };
 
-  if (!DS_RECORDING ())
-    return;
   if (event == DS_RECORDER_EVENT_FENCE_CHECK)
     {
       if (!ds_recorder_admit (&ss->record, 0, &sample))
@@ -72,6 +70,14 @@ record_event (DsStreamState   *ss,
   sample.id = ss->stream_id;
   sample.device = ss->device;
   ds_recorder_record (&sample, DS_RECORDER_KEEP | DS_RECORDER_WATCH);
+}
+
+static inline void
+record_event (DsStreamState   *ss,
+              DsRecorderEvent  event)
+{
+  if (DS_RECORDING ())
+    record_event_slow (ss, event);
 }
 
 /* Fences ---------------------------------------------------------------------- */

@@ -949,7 +949,10 @@ ds_recorder_write (DsRecorder  *self,
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  /* The ring is replaced by a start. */
+  g_mutex_lock (&state_lock);
   ds_recorder_ring_read (self->ring, &cursor, &lost, append_sample, samples);
+  g_mutex_unlock (&state_lock);
   append_header (self, out, lost);
   g_string_append_len (out, samples->str, (gssize) samples->len);
 
@@ -1041,9 +1044,15 @@ ds_recorder_set_interval (DsRecorder *self,
 guint64
 ds_recorder_get_n_samples (DsRecorder *self)
 {
+  guint64 n;
+
   g_return_val_if_fail (DS_IS_RECORDER (self), 0);
 
-  return ds_recorder_ring_head (self->ring);
+  g_mutex_lock (&state_lock);
+  n = ds_recorder_ring_head (self->ring);
+  g_mutex_unlock (&state_lock);
+
+  return n;
 }
 
 /**
@@ -1064,7 +1073,9 @@ ds_recorder_get_n_lost (DsRecorder *self)
   if (self->file != NULL)
     return __atomic_load_n (&self->n_lost, __ATOMIC_RELAXED);
 
+  g_mutex_lock (&state_lock);
   head = ds_recorder_ring_head (self->ring);
+  g_mutex_unlock (&state_lock);
   return head > self->capacity ? head - self->capacity : 0;
 }
 

@@ -28,7 +28,7 @@
 /* Reports a block taken (@bytes) or @kind's blocks given back (@bytes) to
  * the running recorder: each event to the watches, the recording
  * coalesced (per thread and kind). */
-static void
+static G_GNUC_NO_INLINE void
 record_event (DsScratchpad    *self,
               DsRecorderEvent  event,
               DsMemoryKind     kind,
@@ -177,7 +177,6 @@ take_block (DsScratchpad  *self,
   DsArena *arena = &self->arenas[kind];
   const DsAccessOrder *order = NULL;
   DsCudaScope scope;
-  guint64 reserved;
   gpointer ptr;
 
   if (G_UNLIKELY (!ds_arena_is_bound (arena)) && !set_up_kind (self, kind, error))
@@ -185,7 +184,6 @@ take_block (DsScratchpad  *self,
 
   if (kind == DS_MEMORY_KIND_DEVICE && ds_access_order_is_device (&self->device_order))
     order = &self->device_order;
-  reserved = arena->reserved;
   if (kind == DS_MEMORY_KIND_HOST || (self->self_scoped & (1u << kind)))
     {
       ptr = ds_arena_grow (arena, size, alignment, order, error);
@@ -202,8 +200,9 @@ take_block (DsScratchpad  *self,
         note_self_scoped (self, kind);
     }
 
+  /* The block is the newest one. */
   if (DS_RECORDING () && ptr != NULL)
-    record_event (self, DS_RECORDER_EVENT_BLOCK, kind, arena->reserved - reserved);
+    record_event (self, DS_RECORDER_EVENT_BLOCK, kind, arena->blocks[arena->n_blocks - 1].size);
   return ptr;
 }
 
@@ -726,7 +725,8 @@ give_back (DsScratchpad *self,
 {
   GError *scope_error = NULL;
   gboolean in_scope = FALSE;
-  guint64 released[DS_N_MEMORY_KINDS] = { 0, };
+  gboolean recording = DS_RECORDING ();
+  guint64 reserved[DS_N_MEMORY_KINDS];
   DsFenceBatch batch;
   DsCudaScope scope;
   guint scoped_kinds;
@@ -739,6 +739,9 @@ give_back (DsScratchpad *self,
     in_scope = ds_access_order_enter (&self->device_order, &scope, &scope_error);
 
   ds_fence_batch_init (&batch);
+  if (recording)
+    for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+      reserved[kind] = self->arenas[kind].reserved;
 
   /* Host, pinned, device, managed: the lowest bit first. */
   for (guint left = held; left != 0; left &= left - 1)
@@ -747,7 +750,6 @@ give_back (DsScratchpad *self,
       DsArena *arena = &self->arenas[kind];
       GError *error = NULL;
 
-      released[kind] = arena->reserved;
       if ((scoped_kinds & (1u << kind)) && !in_scope)
         {
           g_warning ("Scratchpad %p: %u %s block(s) held back rather than given "
@@ -765,18 +767,14 @@ give_back (DsScratchpad *self,
                      ds_memory_kind_get_nick (kind), error->message);
           g_error_free (error);
         }
+      if (G_UNLIKELY (recording) && reserved[kind] > arena->reserved)
+        record_event (self, DS_RECORDER_EVENT_RELEASE, kind, reserved[kind] - arena->reserved);
     }
 
   ds_fence_batch_finish (&batch);
   if (in_scope)
     ds_cuda_scope_leave (&scope);
   g_clear_error (&scope_error);
-
-  if (DS_RECORDING ())
-    for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
-      if (released[kind] > self->arenas[kind].reserved)
-        record_event (self, DS_RECORDER_EVENT_RELEASE, (DsMemoryKind) kind,
-                      released[kind] - self->arenas[kind].reserved);
 }
 
 /**
