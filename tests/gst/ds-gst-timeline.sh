@@ -56,6 +56,9 @@ case ${1:-} in
       nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 || true
     } >"$out/machine.txt"
     cat "$out/machine.txt"
+    # Meson gives the program an LD_LIBRARY_PATH of build folders, which
+    # the bundler cannot map; every library it needs is in lib/.
+    sed -i 's|LD_LIBRARY_PATH="[^"]*"|LD_LIBRARY_PATH="$B/lib"|' "$here/tests.list"
     # The bundle's run.sh puts its libraries and plugins in place; the
     # program puts the timeline's own plugins on GST_PLUGIN_PATH and
     # writes to $OUT.
