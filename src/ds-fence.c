@@ -49,7 +49,7 @@ fence_at (DsStreamState *ss,
 
 /* Reports a check (frequent: coalesced) or a drain of @ss to the running
  * recorder. */
-static G_GNUC_NO_INLINE void
+static DS_RECORDER_COLD void
 record_event_slow (DsStreamState   *ss,
                    DsRecorderEvent  event)
 {

@@ -140,6 +140,7 @@ void     ds_pool_release_idle   (DsPoolResource      *self,
 /* Reports @event, which moved @bytes, to the running recorder with where
  * the pool stands now; @shard: the shard whose throttle coalesces it (a
  * frequent event), or NULL (always kept). */
+DS_RECORDER_COLD
 void     ds_pool_record_event   (DsPoolResource      *self,
                                  DsPoolShard         *shard,
                                  DsRecorderEvent      event,

@@ -33,6 +33,15 @@ extern gint ds_recorder_on;
 extern gint ds_recorder_watched;
 
 #define DS_RECORDING() G_UNLIKELY (__atomic_load_n (&ds_recorder_on, __ATOMIC_RELAXED))
+
+/* For the functions that make a report: out of line and laid out apart
+ * from the code they are called from, which stays as compact as it was
+ * without reports. */
+#if defined (__GNUC__)
+# define DS_RECORDER_COLD __attribute__ ((cold, noinline))
+#else
+# define DS_RECORDER_COLD
+#endif
 #define DS_RECORDER_WATCHED() (__atomic_load_n (&ds_recorder_watched, __ATOMIC_RELAXED) != 0)
 
 /* Counts a source's events of one kind between two samples kept. Zeroed

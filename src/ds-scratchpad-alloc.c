@@ -28,7 +28,7 @@
 /* Reports a block taken (@bytes) or @kind's blocks given back (@bytes) to
  * the running recorder: each event to the watches, the recording
  * coalesced (per thread and kind). */
-static G_GNUC_NO_INLINE void
+static DS_RECORDER_COLD void
 record_event (DsScratchpad    *self,
               DsRecorderEvent  event,
               DsMemoryKind     kind,
