@@ -96,9 +96,6 @@ struct _DsStreamState
   guint     n_spares;
   guint     spare_cap;
   gboolean  warned;
-
-  /* Checks between two samples kept by a recorder. */
-  DsRecorderThrottle record;
 };
 
 /* A stream state lent by the calling thread's cache of them instead of

@@ -57,7 +57,8 @@ record_event_slow (DsStreamState   *ss,
 
   if (event == DS_RECORDER_EVENT_FENCE_CHECK)
     {
-      if (!ds_recorder_admit (&ss->record, 0, &sample))
+      if (!ds_recorder_admit (DS_RECORDER_SOURCE_STREAM, ss->stream_id, event, DS_MEMORY_KIND_HOST,
+                              0, &sample))
         return;
     }
   else

@@ -17,6 +17,7 @@
 #include "ds-pool-eviction-private.h"
 #include "ds-pool-registry-private.h"
 #include "ds-fenced-resource-private.h"
+#include "ds-recorder-private.h"
 
 G_BEGIN_DECLS
 

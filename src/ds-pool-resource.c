@@ -649,7 +649,8 @@ ds_pool_record_event (DsPoolResource  *self,
 
   if (shard != NULL)
     {
-      if (!ds_recorder_admit (&shard->record[event == DS_RECORDER_EVENT_FREE], bytes, &sample))
+      if (!ds_recorder_admit (DS_RECORDER_SOURCE_POOL, self->record_id, event, self->kind, bytes,
+                              &sample))
         return;
     }
   else

@@ -23,7 +23,6 @@
 
 #include "ds-pool-bin-private.h"
 #include "ds-pool-lock-private.h"
-#include "ds-recorder-private.h"
 
 G_BEGIN_DECLS
 
@@ -41,8 +40,6 @@ typedef struct
   guint64          refused;                        /* deallocations refused */
   guint            frees;                          /* counts to the next idle check */
   DsFenceCounters  cuda;
-  /* Hits and frees between two samples kept by a recorder. */
-  DsRecorderThrottle record[2];
   /* A stream reference kept from the last block taken out, for the next
    * one filed under that stream: a block that goes round on one stream
    * costs no reference count change per trip. */

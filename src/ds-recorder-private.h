@@ -8,10 +8,11 @@
  * its caller one load of ds_recorder_on and a branch (DS_RECORDING ()):
  * the sample is not even made. While one runs, the caller fills a
  * DsRecorderSample and gives it to ds_recorder_record (). Frequent events
- * (a pool's cache hits and frees, a scratchpad's blocks and releases, a
- * stream's checks) are first counted on a DsRecorderThrottle of their
- * source and kept at most once per interval, the sample standing for all
- * the events counted since; rare ones (upstream calls, evictions, idle
+ * (a pool's cache hits and frees, scratchpads' blocks and releases, a
+ * stream's checks) are first counted by the calling thread, per source and
+ * event (ds_recorder_admit ()), and kept at most once per interval, the
+ * sample standing for all the events counted since: threads that share a
+ * pool share no counter. Rare events (upstream calls, evictions, idle
  * releases, trims) are always kept. Watches see every sample kept, and
  * every scratchpad event.
  *
@@ -44,25 +45,16 @@ extern gint ds_recorder_watched;
 #endif
 #define DS_RECORDER_WATCHED() (__atomic_load_n (&ds_recorder_watched, __ATOMIC_RELAXED) != 0)
 
-/* Counts a source's events of one kind between two samples kept. Zeroed
- * memory is a valid, empty throttle. */
-typedef struct
-{
-  gint64  next;    /* atomic: the clock from which the next event is kept */
-  guint   count;   /* atomic */
-  guint64 bytes;   /* atomic */
-} DsRecorderThrottle;
-
-/* Counts one event of @bytes on @throttle; TRUE when it is to be kept,
- * with the events and bytes it stands for in @sample's count and bytes. */
-gboolean ds_recorder_admit         (DsRecorderThrottle *throttle,
+/* Counts, on the calling thread, one frequent @event of @bytes on the
+ * source (@source, @id) for memory of @kind; TRUE when it is to be kept,
+ * with the events and bytes it stands for in @sample's count and bytes
+ * (those of the thread since the last sample it kept of the same). */
+gboolean ds_recorder_admit         (DsRecorderSource    source,
+                                    guint64             id,
+                                    DsRecorderEvent     event,
+                                    DsMemoryKind        kind,
                                     guint64             bytes,
                                     DsRecorderSample   *sample);
-
-/* The throttle of this thread's scratchpad @event (block or release) of
- * @kind. */
-DsRecorderThrottle *ds_recorder_scratchpad_throttle (DsRecorderEvent event,
-                                                     DsMemoryKind    kind);
 
 /* What ds_recorder_record () does with a sample. */
 typedef enum

@@ -110,7 +110,6 @@ static GArray *probes;                 /* of Probe, under probe_lock */
 /* Set while this thread calls watches, to refuse what would deadlock. */
 static __thread gboolean in_watch;
 
-static __thread DsRecorderThrottle scratchpad_throttles[2][DS_N_MEMORY_KINDS];
 
 static inline gint64
 now_ns (void)
@@ -138,13 +137,36 @@ coarse_now_ns (void)
 
 /* Reporting (ds-recorder-private.h) ----------------------------------------------- */
 
+/* A thread's count of one source's frequent events of one kind, in a
+ * small table of its own: a key lives in one of PROBES slots from where
+ * its hash points; a key that finds none takes the slot whose next sample
+ * is due soonest, and the events counted there are dropped (a sample may
+ * then stand for fewer events than there were). */
+typedef struct
+{
+  guint64 key;
+  gint64  next;     /* the clock from which the next event is kept */
+  guint   count;
+  guint64 bytes;
+} LocalCount;
+
+#define N_LOCAL_COUNTS 64   /* a power of two */
+#define PROBES         4
+
+static __thread LocalCount local_counts[N_LOCAL_COUNTS];
+
 gboolean
-ds_recorder_admit (DsRecorderThrottle *throttle,
-                   guint64             bytes,
-                   DsRecorderSample   *sample)
+ds_recorder_admit (DsRecorderSource  source,
+                   guint64           id,
+                   DsRecorderEvent   event,
+                   DsMemoryKind      kind,
+                   guint64           bytes,
+                   DsRecorderSample *sample)
 {
   gint64 interval = __atomic_load_n (&running_interval_ns, __ATOMIC_RELAXED);
-  gint64 next, now;
+  guint64 key = id ^ ((guint64) source << 62) ^ ((guint64) event << 56) ^ ((guint64) kind << 52);
+  LocalCount *c;
+  gint64 now;
 
   if (interval == 0)
     {
@@ -153,25 +175,37 @@ ds_recorder_admit (DsRecorderThrottle *throttle,
       return TRUE;
     }
 
+  {
+    guint first = (guint) ((key * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 58);
+
+    c = NULL;
+    for (guint i = 0; i < PROBES && c == NULL; i++)
+      if (local_counts[(first + i) % N_LOCAL_COUNTS].key == key)
+        c = &local_counts[(first + i) % N_LOCAL_COUNTS];
+    if (c == NULL)
+      {
+        c = &local_counts[first];
+        for (guint i = 1; i < PROBES; i++)
+          if (local_counts[(first + i) % N_LOCAL_COUNTS].next < c->next)
+            c = &local_counts[(first + i) % N_LOCAL_COUNTS];
+        c->key = key;
+        c->next = 0;
+        c->count = 0;
+        c->bytes = 0;
+      }
+  }
+  c->count++;
+  c->bytes += bytes;
   now = coarse_now_ns ();
-  next = __atomic_load_n (&throttle->next, __ATOMIC_RELAXED);
-  __atomic_add_fetch (&throttle->count, 1, __ATOMIC_RELAXED);
-  __atomic_add_fetch (&throttle->bytes, bytes, __ATOMIC_RELAXED);
-  if (now < next ||
-      !__atomic_compare_exchange_n (&throttle->next, &next, now + interval,
-                                    FALSE, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+  if (now < c->next)
     return FALSE;
 
-  sample->count = __atomic_exchange_n (&throttle->count, 0, __ATOMIC_RELAXED);
-  sample->bytes = __atomic_exchange_n (&throttle->bytes, 0, __ATOMIC_RELAXED);
+  c->next = now + interval;
+  sample->count = c->count;
+  sample->bytes = c->bytes;
+  c->count = 0;
+  c->bytes = 0;
   return TRUE;
-}
-
-DsRecorderThrottle *
-ds_recorder_scratchpad_throttle (DsRecorderEvent event,
-                                 DsMemoryKind    kind)
-{
-  return &scratchpad_throttles[event == DS_RECORDER_EVENT_RELEASE][kind % DS_N_MEMORY_KINDS];
 }
 
 static void

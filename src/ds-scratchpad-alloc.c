@@ -38,7 +38,7 @@ record_event (DsScratchpad    *self,
   DsRecorderSample sample = { 0, };
   gboolean keep;
 
-  keep = ds_recorder_admit (ds_recorder_scratchpad_throttle (event, kind), bytes, &sample);
+  keep = ds_recorder_admit (DS_RECORDER_SOURCE_SCRATCHPAD, 0, event, kind, bytes, &sample);
   if (self->record_id == 0)
     self->record_id = ds_recorder_next_id (DS_RECORDER_SOURCE_SCRATCHPAD);
 
