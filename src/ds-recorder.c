@@ -614,11 +614,12 @@ ds_recorder_class_init (DsRecorderClass *klass)
    * DsRecorder:interval:
    *
    * The shortest time, in milliseconds, between two samples kept for the
-   * frequent events of one source: a pool's cache hits and frees (per
-   * thread's shard), a stream's checks, this thread's scratchpad blocks
-   * and releases. The events in between are counted in the next sample
-   * kept (its count and bytes). Upstream calls, evictions, idle releases,
-   * trims and marks are always kept. 0 keeps every event.
+   * frequent events of one source on one thread: a pool's cache hits and
+   * frees, a stream's checks, the thread's scratchpad blocks and releases
+   * (of all its scratchpads, per kind). The events in between are counted
+   * in the next sample kept (its count and bytes). Upstream calls,
+   * evictions, idle releases, trims and marks are always kept. 0 keeps
+   * every event.
    */
   properties[PROP_INTERVAL] =
     g_param_spec_uint ("interval", NULL, NULL,
