@@ -147,6 +147,7 @@ ds_default_resource_new (DsMemoryKind   kind,
                          GError       **error)
 {
   g_autoptr(DsMemoryResource) upstream = NULL;
+  DsMemoryResource *pool;
 
   g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), NULL);
 
@@ -157,7 +158,9 @@ ds_default_resource_new (DsMemoryKind   kind,
     {
     case DS_MEMORY_KIND_HOST:
       upstream = ds_host_memory_resource_new ();
-      return ds_pool_resource_new (upstream);
+      pool = ds_pool_resource_new (upstream);
+      ds_pool_resource_set_record_label (DS_POOL_RESOURCE (pool), g_intern_static_string ("default"));
+      return pool;
     case DS_MEMORY_KIND_PINNED:
       upstream = ds_pinned_memory_resource_new ();
       break;
@@ -170,7 +173,9 @@ ds_default_resource_new (DsMemoryKind   kind,
       break;
     }
 
-  return ds_pool_resource_new_for_device (upstream, device, context);
+  pool = ds_pool_resource_new_for_device (upstream, device, context);
+  ds_pool_resource_set_record_label (DS_POOL_RESOURCE (pool), g_intern_static_string ("default"));
+  return pool;
 }
 /* A new entry of the registry for @resource; takes its reference. */
 static RegistryEntry *

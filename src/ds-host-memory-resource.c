@@ -13,8 +13,12 @@
  * DsHostMemoryResource:
  *
  * The raw resource of pageable host memory: aligned `malloc`
- * (`posix_memalign`). It never calls CUDA. It refuses, with a critical, a
- * block it did not hand out or one given back twice.
+ * (`posix_memalign`) for blocks under 128 KiB; larger blocks get pages of
+ * their own (`mmap`), which go back to the system when the block is given
+ * back, so that what a pool gives back (at an idle release, a trim, to
+ * keep to its memory bound) leaves the process instead of staying with
+ * `malloc`. It never calls CUDA. It refuses, with a critical, a block it
+ * did not hand out or one given back twice.
  */
 
 struct _DsHostMemoryResource

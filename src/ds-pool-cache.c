@@ -144,6 +144,7 @@ pool_alloc (DsPoolResource       *self,
           ds_pool_shard_unlock (shard);
           if (ss != NULL)
             ds_stream_state_unref (ss);
+          ds_pool_record (self, shard, DS_RECORDER_EVENT_HIT, b->up_size);
           return b->ptr;
         }
       ds_pool_shard_unlock (shard);
@@ -165,6 +166,9 @@ pool_alloc (DsPoolResource       *self,
     shard->misses++;
   add_demand (self, shard, (gint64) request.demand);
   ds_pool_shard_unlock (shard);
+  /* A miss is rare enough to be kept always. */
+  ds_pool_record (self, hit ? shard : NULL,
+                  hit ? DS_RECORDER_EVENT_HIT : DS_RECORDER_EVENT_MISS, b->up_size);
 
   return b->ptr;
 }
@@ -204,7 +208,7 @@ pool_free (DsPoolResource      *self,
   DsPoolShard *shard;
   DsPoolBlock *b;
   guint64 state = 0;
-  gsize pending, demand;
+  gsize pending, demand, up_size;
   gboolean check;
 
   if (G_UNLIKELY (alignment == 0))
@@ -247,11 +251,13 @@ pool_free (DsPoolResource      *self,
       return;
     }
 
+  up_size = b->up_size;
   ds_pool_shard_put_locked (shard, b, ss, seq, pending, ds_pool_epoch (self));
   if (pending == 0)
     add_demand (self, shard, -(gint64) demand);
   check = ++shard->frees % DS_POOL_RELEASE_CHECK_EVERY == 0;
   ds_pool_shard_unlock (shard);
+  ds_pool_record (self, shard, DS_RECORDER_EVENT_FREE, up_size);
 
   if (G_UNLIKELY (check))
     ds_pool_release_idle (self, ss, seq, order);

@@ -176,7 +176,7 @@ give_back_victims (DsPoolResource *self,
           continue;
         }
       ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
-      self->held -= up_size;
+      __atomic_store_n (&self->held, self->held - up_size, __ATOMIC_RELAXED);
       self->upstream_deallocations++;
     }
 
@@ -301,6 +301,7 @@ take_upstream (DsPoolResource       *self,
 {
   GError *local_error = NULL;
   gpointer ptr = NULL;
+  guint64 freed = 0;
 
   for (guint attempt = 0; attempt < 2 && ptr == NULL; attempt++)
     {
@@ -309,8 +310,6 @@ take_upstream (DsPoolResource       *self,
 
       if (attempt == 1)
         {
-          guint64 freed;
-
           if (!g_error_matches (local_error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY))
             break;
           g_mutex_lock (&self->grow_lock);
@@ -333,6 +332,8 @@ take_upstream (DsPoolResource       *self,
         ds_cuda_scope_leave (&scope);
     }
 
+  if (freed != 0)
+    ds_pool_record (self, NULL, DS_RECORDER_EVENT_EVICT, freed);
   if (ptr == NULL)
     g_propagate_error (error, local_error);
   return ptr;
@@ -345,6 +346,7 @@ ds_pool_grow (DsPoolResource       *self,
               GError              **error)
 {
   guint64 up_size = request->up_size;
+  guint64 evicted = 0;
   gint64 wanted;
   guint64 bound;
   gpointer ptr;
@@ -369,23 +371,26 @@ ds_pool_grow (DsPoolResource       *self,
           *reused = TRUE;
           return b;
         }
-      ds_pool_evict_locked (self, self->held + up_size - bound, DS_POOL_EVICT_ALL);
+      evicted = ds_pool_evict_locked (self, self->held + up_size - bound, DS_POOL_EVICT_ALL);
     }
-  self->held += up_size;
+  __atomic_store_n (&self->held, self->held + up_size, __ATOMIC_RELAXED);
   self->upstream_allocations++;
   g_mutex_unlock (&self->grow_lock);
+  if (evicted != 0)
+    ds_pool_record (self, NULL, DS_RECORDER_EVENT_EVICT, evicted);
 
   ptr = take_upstream (self, request, error);
   if (ptr == NULL)
     {
       g_mutex_lock (&self->grow_lock);
-      self->held -= up_size;
+      __atomic_store_n (&self->held, self->held - up_size, __ATOMIC_RELAXED);
       self->upstream_allocations--;
       g_mutex_unlock (&self->grow_lock);
       return NULL;
     }
 
   raise_peak (self, wanted);
+  ds_pool_record (self, NULL, DS_RECORDER_EVENT_UPSTREAM_ALLOC, up_size);
   return ds_pool_registry_add (self->registry, ptr, request);
 }
 
@@ -428,9 +433,10 @@ ds_pool_give_back (DsPoolResource      *self,
   if (freed)
     {
       g_mutex_lock (&self->grow_lock);
-      self->held -= up_size;
+      __atomic_store_n (&self->held, self->held - up_size, __ATOMIC_RELAXED);
       self->upstream_deallocations++;
       g_mutex_unlock (&self->grow_lock);
+      ds_pool_record (self, NULL, DS_RECORDER_EVENT_UPSTREAM_FREE, up_size);
     }
 }
 
@@ -454,6 +460,7 @@ ds_pool_release_idle (DsPoolResource      *self,
   gint64 timeout = (gint64) __atomic_load_n (&self->idle_timeout_ms, __ATOMIC_RELAXED) * 1000;
   gint64 now, tick;
   guint epoch, cut = 0;
+  guint64 released = 0;
 
   if (!g_mutex_trylock (&self->grow_lock))
     return;
@@ -500,10 +507,12 @@ ds_pool_release_idle (DsPoolResource      *self,
               ds_stream_state_check (ss, seq, order, &self->grow_cuda);
             }
 
-          evict_locked (self, self->held - threshold, DS_POOL_EVICT_STALE, cut);
+          released = evict_locked (self, self->held - threshold, DS_POOL_EVICT_STALE, cut);
           self->idle_releases += self->upstream_deallocations - before;
         }
     }
 
   g_mutex_unlock (&self->grow_lock);
+  if (released != 0)
+    ds_pool_record (self, NULL, DS_RECORDER_EVENT_IDLE_RELEASE, released);
 }

@@ -17,6 +17,7 @@
 #include "ds-pool-eviction-private.h"
 #include "ds-pool-registry-private.h"
 #include "ds-fenced-resource-private.h"
+#include "ds-recorder-private.h"
 
 G_BEGIN_DECLS
 
@@ -49,7 +50,7 @@ struct _DsPoolResource
 
   /* Growth and shrinking: held bytes, the peak and the upstream calls. */
   GMutex            grow_lock;
-  guint64           held;
+  guint64           held;              /* written under grow_lock (atomic reads) */
   guint64           upstream_allocations;
   guint64           upstream_deallocations;
   guint64           peak;              /* atomic */
@@ -59,6 +60,10 @@ struct _DsPoolResource
   gint              device;
   gpointer          context;
   gboolean          have_context;      /* atomic: set once, after the two */
+
+  /* What a recorder calls it (ds-recorder-private.h). */
+  guint64           record_id;
+  const char       *record_label;      /* atomic; interned */
 };
 
 /* Taking and giving back (ds-pool-cache.c) ------------------------------------------ */
@@ -130,6 +135,34 @@ void     ds_pool_release_idle   (DsPoolResource      *self,
                                  DsStreamState       *ss,
                                  guint64              seq,
                                  const DsAccessOrder *order);
+
+/* Recording ------------------------------------------------------------------------ */
+
+/* Reports @event, which moved @bytes, to the running recorder with where
+ * the pool stands now; @shard: the shard whose throttle coalesces it (a
+ * frequent event), or NULL (always kept). */
+DS_RECORDER_COLD
+void     ds_pool_record_event   (DsPoolResource      *self,
+                                 DsPoolShard         *shard,
+                                 DsRecorderEvent      event,
+                                 guint64              bytes);
+
+static inline void
+ds_pool_record (DsPoolResource  *self,
+                DsPoolShard     *shard,
+                DsRecorderEvent  event,
+                guint64          bytes)
+{
+  if (DS_RECORDING ())
+    ds_pool_record_event (self, shard, event, bytes);
+}
+
+/* The number a recorder knows @resource by, if it is a pool; else 0. */
+guint64  ds_pool_resource_get_record_id (DsMemoryResource *resource);
+
+/* Names the pool in recordings (an interned string). */
+void     ds_pool_resource_set_record_label (DsPoolResource *self,
+                                            const char     *label);
 
 /* For the default registry and ds-gst ------------------------------------------------ */
 

@@ -22,6 +22,7 @@
 #include "ds-error.h"
 #include "ds-fence-batch-private.h"
 #include "ds-host-memory-resource.h"
+#include "ds-recorder-private.h"
 
 /**
  * DsPoolResource:
@@ -101,6 +102,12 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (DsPoolResource, ds_pool_resource, G_TYPE_OBJECT,
 /* GObject ------------------------------------------------------------------------- */
 
 static void
+record_probe (gpointer owner)
+{
+  ds_pool_record_event (owner, NULL, DS_RECORDER_EVENT_SAMPLE, 0);
+}
+
+static void
 ds_pool_resource_constructed (GObject *object)
 {
   DsPoolResource *self = DS_POOL_RESOURCE (object);
@@ -112,6 +119,9 @@ ds_pool_resource_constructed (GObject *object)
 
   self->kind = ds_memory_resource_get_kind (self->upstream);
   self->upstream_async = ds_memory_resource_is_stream_ordered (self->upstream);
+
+  /* From here on, a running recorder looks at the pool every 100 ms. */
+  ds_recorder_add_probe (self, record_probe);
 }
 
 static void
@@ -121,9 +131,12 @@ ds_pool_resource_dispose (GObject *object)
 
   if (self->upstream != NULL)
     {
+      guint64 freed;
+
       g_mutex_lock (&self->grow_lock);
-      ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_ALL);
+      freed = ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_ALL);
       g_mutex_unlock (&self->grow_lock);
+      ds_pool_record (self, NULL, DS_RECORDER_EVENT_DISPOSE, freed);
     }
 
   g_clear_object (&self->upstream);
@@ -135,6 +148,9 @@ static void
 ds_pool_resource_finalize (GObject *object)
 {
   DsPoolResource *self = DS_POOL_RESOURCE (object);
+
+  /* Before anything goes: the recorder's thread may be looking at it. */
+  ds_recorder_remove_probe (self);
 
   /* What is left was held back for good (its fence never completed). */
   for (guint i = 0; i <= self->shard_mask; i++)
@@ -335,6 +351,8 @@ ds_pool_resource_init (DsPoolResource *self)
   self->registry = ds_pool_registry_new ();
 
   g_mutex_init (&self->grow_lock);
+  self->record_id = ds_recorder_next_id (DS_RECORDER_SOURCE_POOL);
+  ds_recorder_start_from_environment ();
   self->max_cached_size = DS_POOL_RESOURCE_DEFAULT_MAX_CACHED_SIZE;
   self->release_threshold = DS_POOL_RESOURCE_DEFAULT_RELEASE_THRESHOLD;
   self->idle_timeout_ms = DS_POOL_RESOURCE_DEFAULT_IDLE_TIMEOUT;
@@ -570,6 +588,7 @@ ds_pool_resource_drain (DsPoolResource *self)
   g_mutex_lock (&self->grow_lock);
   freed = ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_ALL);
   g_mutex_unlock (&self->grow_lock);
+  ds_pool_record (self, NULL, DS_RECORDER_EVENT_TRIM, freed);
 
   return freed;
 }
@@ -611,6 +630,66 @@ ds_pool_resource_trim (DsPoolResource *self)
   g_mutex_lock (&self->grow_lock);
   freed = ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_STALE);
   g_mutex_unlock (&self->grow_lock);
+  ds_pool_record (self, NULL, DS_RECORDER_EVENT_TRIM, freed);
 
   return freed;
+}
+
+/* Recording ------------------------------------------------------------------------ */
+
+void
+ds_pool_record_event (DsPoolResource  *self,
+                      DsPoolShard     *shard,
+                      DsRecorderEvent  event,
+                      guint64          bytes)
+{
+  DsRecorderSample sample = { 0, };
+  gint64 demand = 0;
+  guint64 pending = 0;
+
+  if (shard != NULL)
+    {
+      if (!ds_recorder_admit (DS_RECORDER_SOURCE_POOL, self->record_id, event, self->kind, bytes,
+                              &sample))
+        return;
+    }
+  else
+    {
+      sample.count = event == DS_RECORDER_EVENT_SAMPLE ? 0 : 1;
+      sample.bytes = bytes;
+    }
+
+  /* Where the pool stands: each figure read on its own, without a lock. */
+  for (guint i = 0; i <= self->shard_mask; i++)
+    {
+      demand += __atomic_load_n (&self->shards[i]->demand, __ATOMIC_RELAXED);
+      pending += __atomic_load_n (&self->shards[i]->pending, __ATOMIC_RELAXED);
+    }
+
+  sample.event = event;
+  sample.source = DS_RECORDER_SOURCE_POOL;
+  sample.id = self->record_id;
+  sample.kind = self->kind;
+  sample.device = self->kind != DS_MEMORY_KIND_HOST &&
+                  __atomic_load_n (&self->have_context, __ATOMIC_ACQUIRE) ? self->device : -1;
+  sample.held = __atomic_load_n (&self->held, __ATOMIC_RELAXED);
+  sample.pending = pending;
+  sample.in_use = demand > (gint64) pending ? (guint64) demand - pending : 0;
+  sample.peak = __atomic_load_n (&self->peak, __ATOMIC_RELAXED);
+  sample.pool = self->record_id;
+  sample.label = __atomic_load_n (&self->record_label, __ATOMIC_RELAXED);
+  ds_recorder_record (&sample, DS_RECORDER_KEEP | DS_RECORDER_WATCH);
+}
+
+guint64
+ds_pool_resource_get_record_id (DsMemoryResource *resource)
+{
+  return DS_IS_POOL_RESOURCE (resource) ? ((DsPoolResource *) resource)->record_id : 0;
+}
+
+void
+ds_pool_resource_set_record_label (DsPoolResource *self,
+                                   const char     *label)
+{
+  __atomic_store_n (&self->record_label, label, __ATOMIC_RELAXED);
 }

@@ -34,7 +34,7 @@ typedef struct
   guint64          bytes_cached;
   gint64           demand;                         /* may go below 0 (atomic reads) */
   gint64           demand_mark;                    /* see ds-pool-growth.c */
-  guint64          pending;                        /* of the demand: cached blocks' */
+  guint64          pending;                        /* of the demand: cached blocks' (atomic reads) */
   guint64          hits;
   guint64          misses;
   guint64          refused;                        /* deallocations refused */
@@ -95,7 +95,7 @@ ds_pool_shard_take_block_locked (DsPoolShard    *shard,
   if (b->pending != 0)
     {
       __atomic_store_n (&shard->demand, shard->demand - (gint64) b->pending, __ATOMIC_RELAXED);
-      shard->pending -= b->pending;
+      __atomic_store_n (&shard->pending, shard->pending - b->pending, __ATOMIC_RELAXED);
       b->pending = 0;
     }
   __atomic_store_n (&shard->n_cached, shard->n_cached - 1, __ATOMIC_RELAXED);
@@ -157,7 +157,7 @@ ds_pool_shard_put_locked (DsPoolShard   *shard,
   b->seq = seq;
   b->pending = pending;
   b->stamp = stamp;
-  shard->pending += pending;
+  __atomic_store_n (&shard->pending, shard->pending + pending, __ATOMIC_RELAXED);
   ds_pool_bin_push (ds_pool_shard_bin (shard, b->ac, b->cls), b, ss != NULL);
 
   __atomic_store_n (&shard->n_cached, shard->n_cached + 1, __ATOMIC_RELAXED);

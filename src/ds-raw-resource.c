@@ -6,12 +6,31 @@
 
 #include "config.h"
 
+#include "ds-raw-resource-private.h"
+
 #include <errno.h>
 #include <stdlib.h>
+#ifdef G_OS_UNIX
+# include <sys/mman.h>
+# include <unistd.h>
+#endif
 
-#include "ds-raw-resource-private.h"
 #include "ds-cuda-private.h"
 #include "ds-error.h"
+
+/* Host blocks of this size or more are mapped rather than taken from
+ * malloc (see host_alloc ()). Under AddressSanitizer every block comes
+ * from malloc, so that it checks them all. */
+#if defined (G_OS_UNIX) && !defined (__SANITIZE_ADDRESS__)
+# if defined (__has_feature)
+#  if !__has_feature (address_sanitizer)
+#   define MAP_LARGE_BLOCKS 1
+#  endif
+# else
+#  define MAP_LARGE_BLOCKS 1
+# endif
+#endif
+#define MAP_FROM ((gsize) 128 << 10)
 
 typedef struct
 {
@@ -37,16 +56,92 @@ ds_raw_resource_clear (DsRawResource *self)
   g_mutex_clear (&self->lock);
 }
 
+#ifdef MAP_LARGE_BLOCKS
+static gsize
+page_size (void)
+{
+  static gsize size;
+
+  if (g_once_init_enter (&size))
+    g_once_init_leave (&size, (gsize) sysconf (_SC_PAGESIZE));
+  return size;
+}
+
+/* The mapping of a large block: @size rounded up to pages. */
+static inline gsize
+mapped_size (gsize size)
+{
+  return (size + page_size () - 1) & ~(page_size () - 1);
+}
+
+/* Maps @size bytes aligned to @alignment: pages of their own, an extra
+ * @alignment mapped and its unused ends unmapped for an alignment larger
+ * than a page. */
+static gpointer
+map_block (gsize size,
+           gsize alignment,
+           int  *result)
+{
+  gsize length = mapped_size (size);
+  gsize extra = alignment > page_size () ? alignment : 0;
+  guintptr start, aligned;
+  void *p;
+
+  if (length < size || length + extra < length)
+    {
+      *result = ENOMEM;
+      return NULL;
+    }
+  p = mmap (NULL, length + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    {
+      *result = errno;
+      return NULL;
+    }
+  if (extra == 0)
+    return p;
+
+  start = (guintptr) p;
+  aligned = (start + alignment - 1) & ~(guintptr) (alignment - 1);
+  if (aligned > start)
+    munmap (p, aligned - start);
+  if (start + extra > aligned)
+    munmap ((void *) (aligned + length), start + extra - aligned);
+  return (gpointer) aligned;
+}
+#endif
+
+/* Host memory: aligned malloc, except for blocks of MAP_FROM bytes or
+ * more, which get pages of their own (mmap) and go back to the system
+ * when they are given back (munmap). Pools take and give back such blocks
+ * over a process's life (idle releases, trims, their memory bound), and
+ * through malloc the memory they give back would mostly stay with malloc:
+ * glibc raises its own mapping threshold to the size of the largest
+ * mapped block freed, so later blocks of that size come from its arenas,
+ * whose freed memory it keeps: a long run of threads and pools grew the
+ * process's resident set steadily while its pools held no more. */
 static gpointer
 host_alloc (gsize    size,
             gsize    alignment,
             GError **error)
 {
   void *ptr = NULL;
-  int result = posix_memalign (&ptr, MAX (alignment, sizeof (void *)), size);
+  int result;
 
-  if (result == 0)
-    return ptr;
+#ifdef MAP_LARGE_BLOCKS
+  if (size >= MAP_FROM)
+    {
+      ptr = map_block (size, alignment, &result);
+      if (ptr != NULL)
+        return ptr;
+    }
+  else
+#endif
+    {
+      result = posix_memalign (&ptr, MAX (alignment, sizeof (void *)), size);
+      if (result == 0)
+        return ptr;
+    }
 
   g_set_error (error, DS_ERROR,
                result == ENOMEM ? DS_ERROR_OUT_OF_MEMORY : DS_ERROR_INVALID_ARGUMENT,
@@ -112,10 +207,14 @@ ds_raw_resource_deallocate (DsRawResource *self,
       return;
     }
 
-  if (self->kind == DS_MEMORY_KIND_HOST)
-    free (ptr);
-  else
+  if (self->kind != DS_MEMORY_KIND_HOST)
     ds_cuda_raw_free (self->kind, self->device, ptr, size, alignment);
+#ifdef MAP_LARGE_BLOCKS
+  else if (size >= MAP_FROM)
+    munmap (ptr, mapped_size (size));
+#endif
+  else
+    free (ptr);
 }
 
 #define RAW(object) (&((DsRawResourceInstance *) (object))->raw)

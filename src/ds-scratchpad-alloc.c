@@ -20,6 +20,48 @@
 #include "ds-default-resources-private.h"
 #include "ds-error.h"
 #include "ds-memory-resource-private.h"
+#include "ds-pool-resource-private.h"
+#include "ds-recorder-private.h"
+
+/* Recording ----------------------------------------------------------------------- */
+
+/* Reports a block taken (@bytes) or @kind's blocks given back (@bytes) to
+ * the running recorder: each event to the watches, the recording
+ * coalesced (per thread and kind). */
+static DS_RECORDER_COLD void
+record_event (DsScratchpad    *self,
+              DsRecorderEvent  event,
+              DsMemoryKind     kind,
+              guint64          bytes)
+{
+  DsArena *arena = &self->arenas[kind];
+  DsRecorderSample sample = { 0, };
+  gboolean keep;
+
+  keep = ds_recorder_admit (DS_RECORDER_SOURCE_SCRATCHPAD, 0, event, kind, bytes, &sample);
+  if (self->record_id == 0)
+    self->record_id = ds_recorder_next_id (DS_RECORDER_SOURCE_SCRATCHPAD);
+
+  sample.event = event;
+  sample.source = DS_RECORDER_SOURCE_SCRATCHPAD;
+  sample.id = self->record_id;
+  sample.kind = kind;
+  sample.device = kind != DS_MEMORY_KIND_HOST && ds_access_order_is_device (&self->device_order) ?
+                  self->device_order.device : -1;
+  sample.held = arena->reserved;
+  sample.in_use = ds_arena_get_taken (arena);
+  sample.pool = arena->upstream.resource != NULL ?
+                ds_pool_resource_get_record_id (arena->upstream.resource) : 0;
+  if (keep)
+    ds_recorder_record (&sample, DS_RECORDER_KEEP);
+
+  if (DS_RECORDER_WATCHED ())
+    {
+      sample.count = 1;
+      sample.bytes = bytes;
+      ds_recorder_record (&sample, DS_RECORDER_WATCH);
+    }
+}
 
 /* Setting a kind up --------------------------------------------------------------- */
 
@@ -143,17 +185,24 @@ take_block (DsScratchpad  *self,
   if (kind == DS_MEMORY_KIND_DEVICE && ds_access_order_is_device (&self->device_order))
     order = &self->device_order;
   if (kind == DS_MEMORY_KIND_HOST || (self->self_scoped & (1u << kind)))
-    return ds_arena_grow (arena, size, alignment, order, error);
+    {
+      ptr = ds_arena_grow (arena, size, alignment, order, error);
+    }
+  else
+    {
+      /* Any other upstream is called in the device order's device and
+       * context, whatever the calling thread has current. */
+      if (!ds_access_order_enter (&self->device_order, &scope, error))
+        return NULL;
+      ptr = ds_arena_grow (arena, size, alignment, order, error);
+      ds_cuda_scope_leave (&scope);
+      if (ptr != NULL && !(self->scope_checked & (1u << kind)))
+        note_self_scoped (self, kind);
+    }
 
-  /* Any other upstream is called in the device order's device and
-   * context, whatever the calling thread has current. */
-  if (!ds_access_order_enter (&self->device_order, &scope, error))
-    return NULL;
-  ptr = ds_arena_grow (arena, size, alignment, order, error);
-  ds_cuda_scope_leave (&scope);
-  if (ptr != NULL && !(self->scope_checked & (1u << kind)))
-    note_self_scoped (self, kind);
-
+  /* The block is the newest one. */
+  if (DS_RECORDING () && ptr != NULL)
+    record_event (self, DS_RECORDER_EVENT_BLOCK, kind, arena->blocks[arena->n_blocks - 1].size);
   return ptr;
 }
 
@@ -417,6 +466,8 @@ give_back (DsScratchpad *self,
 {
   GError *scope_error = NULL;
   gboolean in_scope = FALSE;
+  gboolean recording = DS_RECORDING ();
+  guint64 reserved[DS_N_MEMORY_KINDS];
   DsFenceBatch batch;
   DsCudaScope scope;
   guint scoped_kinds;
@@ -429,6 +480,9 @@ give_back (DsScratchpad *self,
     in_scope = ds_access_order_enter (&self->device_order, &scope, &scope_error);
 
   ds_fence_batch_init (&batch);
+  if (recording)
+    for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+      reserved[kind] = self->arenas[kind].reserved;
 
   /* Host, pinned, device, managed: the lowest bit first. */
   for (guint left = held; left != 0; left &= left - 1)
@@ -454,6 +508,8 @@ give_back (DsScratchpad *self,
                      ds_memory_kind_get_nick (kind), error->message);
           g_error_free (error);
         }
+      if (G_UNLIKELY (recording) && reserved[kind] > arena->reserved)
+        record_event (self, DS_RECORDER_EVENT_RELEASE, kind, reserved[kind] - arena->reserved);
     }
 
   ds_fence_batch_finish (&batch);

@@ -51,6 +51,9 @@ struct _DsScratchpad
   /* The thread inside the scratchpad's slow path, release or binding
    * entry points (see ds_scratchpad_enter ()), or NULL (atomic). */
   gpointer            user;
+
+  /* What a recorder calls it: set at its first event recorded. */
+  guint64             record_id;
 };
 
 /* The layout the inline bumps of C callers rely on (ds-scratchpad.h). */

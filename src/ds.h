@@ -29,6 +29,8 @@
 # include "ds-managed-memory-resource.h"
 # include "ds-pool-stats.h"
 # include "ds-pool-resource.h"
+# include "ds-recorder-sample.h"
+# include "ds-recorder.h"
 # include "ds-scratchpad-iface.h"
 # include "ds-scratchpad.h"
 # include "ds-block.h"

@@ -192,7 +192,7 @@ typedef struct
 {
   DsScratchpad     *reused;
   DsMemoryResource *pool;     /* the default host resource */
-  DsMemoryResource *raw;      /* posix_memalign */
+  DsMemoryResource *raw;      /* posix_memalign; mmap from 128 KiB */
   Plan             *plans;
   guint             next_plan;
   gsize             size;     /* for the per-size pairs */
@@ -618,7 +618,7 @@ main (int    argc,
     ds_bench_table_add (t, ds_bench_run ("ds: reused scratchpad + release", unit_ds_reused, NULL, &h, 0, 100000, 1.0));
     ds_bench_table_add (t, ds_bench_run ("host pool direct: 8 allocate/deallocate", unit_pool, NULL, &h, 0, 100000, 1.0));
     ds_bench_table_add (t, ds_bench_run ("malloc/free x 8", unit_malloc, NULL, &h, 0, 100000, 1.0));
-    ds_bench_table_add (t, ds_bench_run ("raw host resource (posix_memalign) x 8", unit_raw, NULL, &h, 0, 100000, 1.0));
+    ds_bench_table_add (t, ds_bench_run ("raw host resource (posix_memalign, mmap from 128 KiB) x 8", unit_raw, NULL, &h, 0, 100000, 1.0));
     ds_bench_table_note (t, "'new' case, from the pool statistics: %" G_GUINT64_FORMAT " upstream calls and %"
                          G_GUINT64_FORMAT " CUDA calls over %" G_GUINT64_FORMAT " lifecycles; %.2f pool hits per lifecycle",
                          ds_bench_pool_upstream_calls (&counted), ds_bench_pool_cuda_calls (&counted),

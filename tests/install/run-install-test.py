@@ -9,8 +9,8 @@
     generated headers present), libds-1.0.so -> .so.SOVERSION -> real file
     with SONAME libds-1.0.so.SOVERSION, ds-1.0.pc, no program of any kind
     (nothing in bindir/libexecdir, no ELF file but the libraries (libds,
-    and libds-gst in a build with GStreamer): no test,
-    example or benchmark binary);
+    and libds-gst and the dstracers GStreamer plugin in a build with
+    GStreamer): no test, example or benchmark binary);
   - ds-1.0.pc (and ds-gst-1.0.pc) use only ${prefix}-relative paths, so
     they relocate, and name no shared CUDA runtime (libds links the static
     one: ds-1.0.pc's Libs.private names it once, for static links);
@@ -164,9 +164,11 @@ def main():
         if not os.path.islink(p):
             with open(p, "rb") as f:
                 elf = f.read(4) == b"\x7fELF"
-            # libds, libds-gst where GStreamer was found (src/gst), and the
-            # PyGObject override's extension module beside Ds.py.
+            # libds, libds-gst and the dstracers plugin where GStreamer was
+            # found (src/gst), and the PyGObject override's extension module
+            # beside Ds.py.
             if elf and not re.fullmatch(r"libds(-gst)?-1\.0\.so\.\d+\.\d+\.\d+", base) and \
+               not (base == "libgstdstracers.so" and "/gstreamer-1.0/" in rel) and \
                not (re.fullmatch(r"_gi_ds\.cpython-.*\.so", base) and "/gi/overrides/" in rel):
                 failures.append("binary other than libds installed (test/example?): " + rel)
             elif not elf and os.access(p, os.X_OK) and not base.endswith(".py"):

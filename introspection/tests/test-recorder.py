@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+# Ds.Recorder from Python: a memory timeline of a pool and a scratchpad,
+# written as the documented CSV, and watches as Python callables.
+#
+# Copyright 2026 The ds authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+import csv
+import os
+import sys
+import tempfile
+import threading
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from dstest import *  # noqa: E402,F401,F403
+from dstest import GLib, Ds  # noqa: E402
+
+import tap  # noqa: E402
+
+COLUMNS = ['time', 'event', 'source', 'id', 'kind', 'device', 'count', 'bytes',
+           'held', 'in_use', 'pending', 'peak', 'pool', 'label']
+
+
+def read_recording(path):
+    """The rows of a recording (comment lines left out), as dicts."""
+    with open(path, newline='') as f:
+        first = f.readline()
+        lines = [line for line in f if not line.startswith('#')]
+    reader = csv.DictReader(lines)
+    return first, reader.fieldnames, list(reader)
+
+
+class TestRecorder(DsTestCase):
+    def setUp(self):
+        self.pool = Ds.PoolResource.new(Ds.HostMemoryResource.new())
+        self.sp = Ds.Scratchpad(host_resource=self.pool)
+
+    def test_properties(self):
+        rec = Ds.Recorder.new(128)
+        self.assertEqual(rec.props.capacity, 128)
+        self.assertEqual(rec.props.interval, Ds.RECORDER_DEFAULT_INTERVAL)
+        self.assertIsNone(rec.props.file)
+        self.assertFalse(rec.props.running)
+        rec = Ds.Recorder(file='/tmp/x.csv')
+        self.assertEqual(rec.get_file(), '/tmp/x.csv')
+        self.assertEqual(rec.get_capacity(), Ds.RECORDER_DEFAULT_CAPACITY)
+
+    def test_timeline_csv(self):
+        rec = Ds.Recorder.new(1024)
+        rec.set_interval(0)
+        rec.start()
+        try:
+            self.assertEqual(Ds.Recorder.dup_running(), rec)
+            for _ in range(3):
+                self.sp.alloc(HOST, 1000)
+                self.sp.release()
+            rec.mark('done, "really"')
+            self.pool.trim()
+        finally:
+            rec.stop()
+        self.assertIsNone(Ds.Recorder.dup_running())
+
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, 'rec.csv')
+            self.assertTrue(rec.write(path))
+            first, fields, rows = read_recording(path)
+        self.assertEqual(first, '# ds memory recording, format 1\n')
+        self.assertEqual(fields, COLUMNS)
+        self.assertEqual(len(rows), rec.props.n_samples)
+
+        times = [float(r['time']) for r in rows]
+        self.assertEqual(times, sorted(times))
+        events = [r['event'] for r in rows if r['source'] == 'pool' and r['label'] != 'default']
+        for e in ('upstream-alloc', 'miss', 'hit', 'free', 'trim', 'sample'):
+            self.assertIn(e, events)
+        marks = [r for r in rows if r['event'] == 'mark']
+        self.assertEqual([m['label'] for m in marks], ['done, "really"'])
+        trim = [r for r in rows if r['event'] == 'trim'][-1]
+        self.assertEqual(int(trim['held']), 0)
+        self.assertEqual(int(trim['bytes']), 64 * KiB)
+        self.assertEqual(trim['kind'], 'host')
+        blocks = [r for r in rows if r['source'] == 'scratchpad' and r['event'] == 'block']
+        self.assertEqual(blocks[0]['pool'], trim['id'])
+
+    def test_watch(self):
+        rec = Ds.Recorder.new(64)
+        seen = []
+        lock = threading.Lock()
+
+        def watch(recorder, sample):
+            with lock:
+                seen.append((sample.event, sample.source, sample.bytes, sample.kind))
+
+        wid = rec.add_watch(watch)
+        rec.start()
+        try:
+            self.sp.alloc(HOST, 100)
+            self.sp.release()
+        finally:
+            rec.stop()
+        rec.remove_watch(wid)
+        self.assertIn((Ds.RecorderEvent.BLOCK, Ds.RecorderSource.SCRATCHPAD, 64 * KiB, HOST), seen)
+        self.assertIn((Ds.RecorderEvent.RELEASE, Ds.RecorderSource.SCRATCHPAD, 64 * KiB, HOST), seen)
+
+    def test_one_at_a_time(self):
+        a, b = Ds.Recorder.new(16), Ds.Recorder.new(16)
+        a.start()
+        try:
+            self.assertRaisesDsError(Ds.Error.BUSY, b.start)
+        finally:
+            a.stop()
+
+    def test_file_error(self):
+        rec = Ds.Recorder.new_for_file('/nonexistent/dir/rec.csv', 16)
+        with self.assertRaises(GLib.Error) as cm:
+            rec.start()
+        self.assertTrue(cm.exception.matches(GLib.file_error_quark(), GLib.FileError.NOENT))
+
+
+if __name__ == '__main__':
+    tap.main()

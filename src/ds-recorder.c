@@ -1,0 +1,1243 @@
+/* ds-recorder.c: a timeline of what pools and scratchpads do
+ *
+ * Copyright 2026 The ds authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * How it works: ds-recorder-private.h says how the library reports; the
+ * samples go into a ring (ds-recorder-ring-private.h). A running recorder
+ * has one thread of its own that calls the probes (a look at every pool)
+ * every 100 ms and, with a file, appends what the ring got since to it
+ * every 10 ms. Stopping waits for the reports under way (a count of them:
+ * reporters enter, read the running recorder, leave), so a recorder and
+ * its watches are never used after ds_recorder_stop () returns.
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "ds-recorder-private.h"
+#include "ds-recorder-ring-private.h"
+#include "ds-enum-types.h"
+#include "ds-error.h"
+
+/* How often the recorder's thread looks at every pool, and how often it
+ * writes what came to the file (a ring of the default capacity fills in
+ * that time only at millions of samples a second). */
+#define PROBE_US (100 * G_TIME_SPAN_MILLISECOND)
+#define WRITE_US (10 * G_TIME_SPAN_MILLISECOND)
+
+/* The first line of every recording: the format's name and version. */
+#define FORMAT_LINE "# ds memory recording, format 1\n"
+#define HEADER_LINE "time,event,source,id,kind,device,count,bytes,held,in_use,pending,peak,pool,label\n"
+
+typedef struct
+{
+  guint               id;
+  DsRecorderWatchFunc func;
+  gpointer            user_data;
+  GDestroyNotify      notify;
+} Watch;
+
+typedef struct
+{
+  gpointer        owner;
+  DsRecorderProbe probe;
+} Probe;
+
+struct _DsRecorder
+{
+  GObject          parent_instance;
+
+  guint            capacity;
+  char            *file;
+  guint            interval;      /* ms, atomic */
+
+  DsRecorderRing  *ring;
+  gint64           start_ns;      /* the monotonic clock when it started */
+  gboolean         running;       /* under state_lock */
+
+  /* The recorder's thread: probes and the file. */
+  GThread         *thread;
+  GMutex           lock;
+  GCond            cond;
+  gboolean         stopping;      /* under lock */
+  FILE            *out;           /* the thread's, or the stopper's once it is gone */
+  guint64          out_cursor;
+  guint64          n_lost;        /* atomic */
+
+  GRWLock          watch_lock;
+  GArray          *watches;       /* of Watch, under watch_lock */
+  guint            next_watch_id;
+  gint             n_watches;     /* atomic */
+};
+
+enum
+{
+  PROP_0,
+  PROP_CAPACITY,
+  PROP_FILE,
+  PROP_INTERVAL,
+  PROP_RUNNING,
+  PROP_N_SAMPLES,
+  PROP_N_LOST,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+G_DEFINE_FINAL_TYPE (DsRecorder, ds_recorder, G_TYPE_OBJECT)
+
+/* The one running recorder and what reporters read of it. */
+gint ds_recorder_on;
+gint ds_recorder_watched;
+static DsRecorder *running_recorder;   /* atomic; it holds a reference */
+static gint in_flight;                 /* atomic: reports under way */
+static gint64 running_interval_ns;     /* atomic */
+static GMutex state_lock;
+
+static guint64 next_ids[DS_RECORDER_SOURCE_RECORDER + 1];
+
+static GMutex probe_lock;
+static GArray *probes;                 /* of Probe, under probe_lock */
+
+/* Set while this thread calls watches, to refuse what would deadlock. */
+static __thread gboolean in_watch;
+
+
+static inline gint64
+now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
+}
+
+/* The same clock as a few ms ticks (Linux: the scheduler's), read about
+ * ten times faster: enough to space samples kept an interval apart. */
+static inline gint64
+coarse_now_ns (void)
+{
+  struct timespec ts;
+
+#ifdef CLOCK_MONOTONIC_COARSE
+  clock_gettime (CLOCK_MONOTONIC_COARSE, &ts);
+#else
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+#endif
+  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
+}
+
+/* Reporting (ds-recorder-private.h) ----------------------------------------------- */
+
+/* A thread's count of one source's frequent events of one kind, in a
+ * small table of its own: a key lives in one of PROBES slots from where
+ * its hash points; a key that finds none takes the slot whose next sample
+ * is due soonest, and the events counted there are dropped (a sample may
+ * then stand for fewer events than there were). */
+typedef struct
+{
+  guint64 key;
+  gint64  next;     /* the clock from which the next event is kept */
+  guint   count;
+  guint64 bytes;
+} LocalCount;
+
+#define N_LOCAL_COUNTS 64   /* a power of two */
+#define PROBES         4
+
+static __thread LocalCount local_counts[N_LOCAL_COUNTS];
+
+gboolean
+ds_recorder_admit (DsRecorderSource  source,
+                   guint64           id,
+                   DsRecorderEvent   event,
+                   DsMemoryKind      kind,
+                   guint64           bytes,
+                   DsRecorderSample *sample)
+{
+  gint64 interval = __atomic_load_n (&running_interval_ns, __ATOMIC_RELAXED);
+  guint64 key = id ^ ((guint64) source << 62) ^ ((guint64) event << 56) ^ ((guint64) kind << 52);
+  LocalCount *c;
+  gint64 now;
+
+  if (interval == 0)
+    {
+      sample->count = 1;
+      sample->bytes = bytes;
+      return TRUE;
+    }
+
+  {
+    guint first = (guint) ((key * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 58);
+
+    c = NULL;
+    for (guint i = 0; i < PROBES && c == NULL; i++)
+      if (local_counts[(first + i) % N_LOCAL_COUNTS].key == key)
+        c = &local_counts[(first + i) % N_LOCAL_COUNTS];
+    if (c == NULL)
+      {
+        c = &local_counts[first];
+        for (guint i = 1; i < PROBES; i++)
+          if (local_counts[(first + i) % N_LOCAL_COUNTS].next < c->next)
+            c = &local_counts[(first + i) % N_LOCAL_COUNTS];
+        c->key = key;
+        c->next = 0;
+        c->count = 0;
+        c->bytes = 0;
+      }
+  }
+  c->count++;
+  c->bytes += bytes;
+  now = coarse_now_ns ();
+  if (now < c->next)
+    return FALSE;
+
+  c->next = now + interval;
+  sample->count = c->count;
+  sample->bytes = c->bytes;
+  c->count = 0;
+  c->bytes = 0;
+  return TRUE;
+}
+
+static void
+call_watches (DsRecorder             *self,
+              const DsRecorderSample *sample)
+{
+  g_rw_lock_reader_lock (&self->watch_lock);
+  in_watch = TRUE;
+  for (guint i = 0; i < self->watches->len; i++)
+    {
+      Watch *w = &g_array_index (self->watches, Watch, i);
+
+      w->func (self, sample, w->user_data);
+    }
+  in_watch = FALSE;
+  g_rw_lock_reader_unlock (&self->watch_lock);
+}
+
+void
+ds_recorder_record (DsRecorderSample *sample,
+                    DsRecorderTo      to)
+{
+  DsRecorder *self;
+
+  __atomic_add_fetch (&in_flight, 1, __ATOMIC_SEQ_CST);
+  self = __atomic_load_n (&running_recorder, __ATOMIC_SEQ_CST);
+  if (self != NULL)
+    {
+      sample->time = (guint64) (now_ns () - self->start_ns);
+      if (to & DS_RECORDER_KEEP)
+        ds_recorder_ring_push (self->ring, sample);
+      if ((to & DS_RECORDER_WATCH) && !in_watch &&
+          __atomic_load_n (&self->n_watches, __ATOMIC_RELAXED) != 0)
+        call_watches (self, sample);
+    }
+  __atomic_sub_fetch (&in_flight, 1, __ATOMIC_SEQ_CST);
+}
+
+guint64
+ds_recorder_next_id (DsRecorderSource source)
+{
+  return __atomic_add_fetch (&next_ids[source], 1, __ATOMIC_RELAXED);
+}
+
+void
+ds_recorder_add_probe (gpointer        owner,
+                       DsRecorderProbe probe)
+{
+  Probe p = { owner, probe };
+
+  g_mutex_lock (&probe_lock);
+  if (probes == NULL)
+    probes = g_array_new (FALSE, FALSE, sizeof (Probe));
+  g_array_append_val (probes, p);
+  g_mutex_unlock (&probe_lock);
+}
+
+void
+ds_recorder_remove_probe (gpointer owner)
+{
+  g_mutex_lock (&probe_lock);
+  for (guint i = 0; probes != NULL && i < probes->len; i++)
+    if (g_array_index (probes, Probe, i).owner == owner)
+      {
+        g_array_remove_index_fast (probes, i);
+        break;
+      }
+  g_mutex_unlock (&probe_lock);
+}
+
+static void
+run_probes (void)
+{
+  g_mutex_lock (&probe_lock);
+  for (guint i = 0; probes != NULL && i < probes->len; i++)
+    {
+      Probe *p = &g_array_index (probes, Probe, i);
+
+      p->probe (p->owner);
+    }
+  g_mutex_unlock (&probe_lock);
+}
+
+/* The format ---------------------------------------------------------------------- */
+
+static const char *
+event_nick (DsRecorderEvent event)
+{
+  static const char *nicks[DS_RECORDER_EVENT_LOST + 1];
+  static gsize once;
+
+  if (g_once_init_enter (&once))
+    {
+      GEnumClass *klass = g_type_class_ref (DS_TYPE_RECORDER_EVENT);
+
+      for (guint i = 0; i < G_N_ELEMENTS (nicks); i++)
+        nicks[i] = g_enum_get_value (klass, (gint) i)->value_nick;
+      g_type_class_unref (klass);
+      g_once_init_leave (&once, 1);
+    }
+
+  return (guint) event < G_N_ELEMENTS (nicks) ? nicks[event] : "unknown";
+}
+
+static const char *
+source_nick (DsRecorderSource source)
+{
+  static const char * const nicks[] = { "pool", "scratchpad", "stream", "recorder" };
+
+  return (guint) source < G_N_ELEMENTS (nicks) ? nicks[source] : "unknown";
+}
+
+static const char *
+kind_nick (const DsRecorderSample *sample)
+{
+  static const char * const nicks[] = { "host", "pinned", "device", "managed" };
+
+  if (sample->source != DS_RECORDER_SOURCE_POOL &&
+      sample->source != DS_RECORDER_SOURCE_SCRATCHPAD)
+    return "";
+  return DS_MEMORY_KIND_IS_VALID (sample->kind) ? nicks[sample->kind] : "";
+}
+
+/* A CSV field: quoted when it holds a comma, a quote or a line break. */
+static void
+append_text (GString    *out,
+             const char *text)
+{
+  if (text == NULL)
+    return;
+  if (strpbrk (text, ",\"\r\n") == NULL)
+    {
+      g_string_append (out, text);
+      return;
+    }
+
+  g_string_append_c (out, '"');
+  for (const char *c = text; *c != '\0'; c++)
+    {
+      if (*c == '"')
+        g_string_append_c (out, '"');
+      g_string_append_c (out, *c);
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+append_sample (const DsRecorderSample *s,
+               gpointer                user_data)
+{
+  GString *out = user_data;
+
+  g_string_append_printf (out,
+                          "%" G_GUINT64_FORMAT ".%09" G_GUINT64_FORMAT ",%s,%s,%" G_GUINT64_FORMAT
+                          ",%s,%d,%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+                          ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",",
+                          s->time / 1000000000, s->time % 1000000000,
+                          event_nick (s->event), source_nick (s->source), s->id,
+                          kind_nick (s), s->device, s->count, s->bytes, s->held, s->in_use,
+                          s->pending, s->peak, s->pool);
+  append_text (out, s->label);
+  g_string_append_c (out, '\n');
+}
+
+static void
+append_lost (GString *out,
+             guint64  time,
+             guint64  lost)
+{
+  DsRecorderSample s = { 0, };
+
+  s.time = time;
+  s.event = DS_RECORDER_EVENT_LOST;
+  s.source = DS_RECORDER_SOURCE_RECORDER;
+  s.device = -1;
+  s.count = (guint) MIN (lost, G_MAXUINT);
+  append_sample (&s, out);
+}
+
+static void
+append_header (DsRecorder *self,
+               GString    *out,
+               guint64     overwritten)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *when = g_date_time_format_iso8601 (now);
+
+  g_string_append (out, FORMAT_LINE);
+  g_string_append_printf (out, "# written %s by process %d; interval %u ms, capacity %u samples\n",
+                          when, (int) getpid (), ds_recorder_get_interval (self), self->capacity);
+  if (overwritten != 0)
+    g_string_append_printf (out, "# %" G_GUINT64_FORMAT " earlier samples were overwritten\n",
+                            overwritten);
+  g_string_append (out, HEADER_LINE);
+}
+
+/* Appends what the ring got since the last call to the file. Called by
+ * the recorder's thread, or by the stopper once it is gone. */
+static void
+flush_to_file (DsRecorder *self)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  guint64 lost = 0;
+
+  if (self->out == NULL)
+    return;
+
+  ds_recorder_ring_read (self->ring, &self->out_cursor, &lost, append_sample, out);
+  if (lost != 0)
+    {
+      append_lost (out, (guint64) (now_ns () - self->start_ns), lost);
+      __atomic_add_fetch (&self->n_lost, lost, __ATOMIC_RELAXED);
+    }
+  if (out->len != 0)
+    {
+      fwrite (out->str, 1, out->len, self->out);
+      fflush (self->out);
+    }
+}
+
+static gpointer
+recorder_thread (gpointer data)
+{
+  DsRecorder *self = data;
+  gint64 period = self->out != NULL ? WRITE_US : PROBE_US;
+  gint64 next_probe = g_get_monotonic_time () + PROBE_US;
+
+  g_mutex_lock (&self->lock);
+  while (!self->stopping)
+    {
+      gint64 end = MIN (g_get_monotonic_time () + period, next_probe);
+
+      while (!self->stopping && g_cond_wait_until (&self->cond, &self->lock, end))
+        ;
+      if (self->stopping)
+        break;
+      g_mutex_unlock (&self->lock);
+      if (g_get_monotonic_time () >= next_probe)
+        {
+          run_probes ();
+          next_probe += PROBE_US;
+        }
+      flush_to_file (self);
+      g_mutex_lock (&self->lock);
+    }
+  g_mutex_unlock (&self->lock);
+
+  return NULL;
+}
+
+/* GObject ------------------------------------------------------------------------- */
+
+static void
+ds_recorder_dispose (GObject *object)
+{
+  DsRecorder *self = DS_RECORDER (object);
+  GArray *watches;
+
+  /* Running, it holds a reference of its own: not here. */
+  g_rw_lock_writer_lock (&self->watch_lock);
+  watches = g_steal_pointer (&self->watches);
+  self->watches = g_array_new (FALSE, FALSE, sizeof (Watch));
+  __atomic_store_n (&self->n_watches, 0, __ATOMIC_RELAXED);
+  g_rw_lock_writer_unlock (&self->watch_lock);
+
+  for (guint i = 0; i < watches->len; i++)
+    {
+      Watch *w = &g_array_index (watches, Watch, i);
+
+      if (w->notify != NULL)
+        w->notify (w->user_data);
+    }
+  g_array_free (watches, TRUE);
+
+  G_OBJECT_CLASS (ds_recorder_parent_class)->dispose (object);
+}
+
+static void
+ds_recorder_finalize (GObject *object)
+{
+  DsRecorder *self = DS_RECORDER (object);
+
+  ds_recorder_ring_free (self->ring);
+  g_array_free (self->watches, TRUE);
+  g_rw_lock_clear (&self->watch_lock);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+  g_free (self->file);
+
+  G_OBJECT_CLASS (ds_recorder_parent_class)->finalize (object);
+}
+
+static void
+ds_recorder_constructed (GObject *object)
+{
+  DsRecorder *self = DS_RECORDER (object);
+
+  G_OBJECT_CLASS (ds_recorder_parent_class)->constructed (object);
+
+  self->ring = ds_recorder_ring_new (self->capacity);
+}
+
+static void
+ds_recorder_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  DsRecorder *self = DS_RECORDER (object);
+
+  switch (prop_id)
+    {
+    case PROP_CAPACITY:
+      g_value_set_uint (value, ds_recorder_get_capacity (self));
+      break;
+
+    case PROP_FILE:
+      g_value_set_string (value, ds_recorder_get_file (self));
+      break;
+
+    case PROP_INTERVAL:
+      g_value_set_uint (value, ds_recorder_get_interval (self));
+      break;
+
+    case PROP_RUNNING:
+      g_value_set_boolean (value, ds_recorder_get_running (self));
+      break;
+
+    case PROP_N_SAMPLES:
+      g_value_set_uint64 (value, ds_recorder_get_n_samples (self));
+      break;
+
+    case PROP_N_LOST:
+      g_value_set_uint64 (value, ds_recorder_get_n_lost (self));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ds_recorder_set_property (GObject      *object,
+                          guint         prop_id,
+                          const GValue *value,
+                          GParamSpec   *pspec)
+{
+  DsRecorder *self = DS_RECORDER (object);
+
+  switch (prop_id)
+    {
+    case PROP_CAPACITY:
+      self->capacity = g_value_get_uint (value);
+      break;
+
+    case PROP_FILE:
+      self->file = g_value_dup_string (value);
+      break;
+
+    case PROP_INTERVAL:
+      ds_recorder_set_interval (self, g_value_get_uint (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+ds_recorder_class_init (DsRecorderClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->constructed = ds_recorder_constructed;
+  object_class->dispose = ds_recorder_dispose;
+  object_class->finalize = ds_recorder_finalize;
+  object_class->get_property = ds_recorder_get_property;
+  object_class->set_property = ds_recorder_set_property;
+
+  /**
+   * DsRecorder:capacity:
+   *
+   * How many samples the recorder keeps: the newest ones. Its memory is
+   * made once, at construction, and stays as it is however long it runs.
+   */
+  properties[PROP_CAPACITY] =
+    g_param_spec_uint ("capacity", NULL, NULL,
+                       1, G_MAXUINT, DS_RECORDER_DEFAULT_CAPACITY,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * DsRecorder:file:
+   *
+   * Where a running recorder writes its samples as they come (every
+   * 10 ms, and the rest when it stops), or `NULL`. With a file, a
+   * recording of any length is kept whole while the recorder's memory
+   * stays bounded; samples that arrive faster than that are counted as
+   * lost (a `lost` line says how many) rather than kept.
+   */
+  properties[PROP_FILE] =
+    g_param_spec_string ("file", NULL, NULL,
+                         NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * DsRecorder:interval:
+   *
+   * The shortest time, in milliseconds, between two samples kept for the
+   * frequent events of one source on one thread: a pool's cache hits and
+   * frees, a stream's checks, the thread's scratchpad blocks and releases
+   * (of all its scratchpads, per kind). The events in between are counted
+   * in the next sample kept (its count and bytes). Upstream calls,
+   * evictions, idle releases, trims and marks are always kept. 0 keeps
+   * every event.
+   */
+  properties[PROP_INTERVAL] =
+    g_param_spec_uint ("interval", NULL, NULL,
+                       0, G_MAXUINT, DS_RECORDER_DEFAULT_INTERVAL,
+                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT |
+                       G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * DsRecorder:running:
+   *
+   * Whether the recorder is recording.
+   */
+  properties[PROP_RUNNING] =
+    g_param_spec_boolean ("running", NULL, NULL,
+                          FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * DsRecorder:n-samples:
+   *
+   * The samples kept since the recorder last started (not notified).
+   */
+  properties[PROP_N_SAMPLES] =
+    g_param_spec_uint64 ("n-samples", NULL, NULL,
+                         0, G_MAXUINT64, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * DsRecorder:n-lost:
+   *
+   * The samples lost since the recorder last started: with a
+   * [property@Ds.Recorder:file], those overwritten before they were
+   * written; without, those overwritten by newer ones (not notified).
+   */
+  properties[PROP_N_LOST] =
+    g_param_spec_uint64 ("n-lost", NULL, NULL,
+                         0, G_MAXUINT64, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+ds_recorder_init (DsRecorder *self)
+{
+  self->capacity = DS_RECORDER_DEFAULT_CAPACITY;
+  self->interval = DS_RECORDER_DEFAULT_INTERVAL;
+  self->watches = g_array_new (FALSE, FALSE, sizeof (Watch));
+  self->next_watch_id = 1;
+  g_rw_lock_init (&self->watch_lock);
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+}
+
+/* API ----------------------------------------------------------------------------- */
+
+/**
+ * DsRecorder:
+ *
+ * Records what pools and scratchpads do, over time: a memory timeline.
+ *
+ * While a recorder runs, every [class@Ds.PoolResource] reports its cache
+ * hits and misses, the blocks given back to it, what it takes from and
+ * gives back to its upstream resource, its evictions, idle releases and
+ * trims; every [class@Ds.Scratchpad] reports the blocks it takes and
+ * gives back; and the checks of streams that blocks were given back on
+ * are counted. Each report is a [struct@Ds.RecorderSample]: the time, the
+ * pool (or scratchpad), its kind and device, and what it holds, has in
+ * use, has pending and its peak, right after. The recorder also looks at
+ * every pool every 100 ms, so that a pool nobody uses still shows. The
+ * newest [property@Ds.Recorder:capacity] samples are kept in a ring, in
+ * memory that does not grow; [method@Ds.Recorder.write] writes them out,
+ * and a recorder with a [property@Ds.Recorder:file] writes them there as
+ * it goes.
+ *
+ * While no recorder runs, the library's cost is one predictable branch
+ * per report. One recorder runs at a time, for the whole process; it is
+ * thread-safe.
+ *
+ * Programs that cannot be changed are recorded by setting the environment
+ * variable `DS_RECORD` to a file name: ds then starts a recorder with that
+ * file when the first pool is made (or [func@Ds.Recorder.dup_running] is
+ * first called) and stops it, writing the rest, when the process exits.
+ *
+ * The format (CSV, one sample a line) is described in the docs' memory
+ * timeline page: a line `# ds memory recording, format 1`, comment lines
+ * starting with `#`, a header line, then the columns `time` (seconds
+ * since the recorder started), `event`, `source`, `id`, `kind`, `device`,
+ * `count`, `bytes`, `held`, `in_use`, `pending`, `peak`, `pool` and
+ * `label`, named and meant as the fields of [struct@Ds.RecorderSample]
+ * (event, source and kind by their nicks).
+ */
+
+/**
+ * ds_recorder_new:
+ * @capacity: how many samples to keep (0: [const@Ds.RECORDER_DEFAULT_CAPACITY])
+ *
+ * Creates a recorder that keeps its newest @capacity samples in memory.
+ *
+ * Returns: (transfer full): a new #DsRecorder
+ */
+DsRecorder *
+ds_recorder_new (guint capacity)
+{
+  return g_object_new (DS_TYPE_RECORDER,
+                       "capacity", capacity != 0 ? capacity : DS_RECORDER_DEFAULT_CAPACITY,
+                       NULL);
+}
+
+/**
+ * ds_recorder_new_for_file:
+ * @path: (type filename): the file to write the samples to
+ * @capacity: how many samples to keep in memory until they are written
+ *   (0: [const@Ds.RECORDER_DEFAULT_CAPACITY])
+ *
+ * Creates a recorder that writes every sample to @path while it runs
+ * (see [property@Ds.Recorder:file]).
+ *
+ * Returns: (transfer full): a new #DsRecorder
+ */
+DsRecorder *
+ds_recorder_new_for_file (const char *path,
+                          guint       capacity)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+
+  return g_object_new (DS_TYPE_RECORDER,
+                       "file", path,
+                       "capacity", capacity != 0 ? capacity : DS_RECORDER_DEFAULT_CAPACITY,
+                       NULL);
+}
+
+/**
+ * ds_recorder_dup_running:
+ *
+ * The recorder that is running, if any: one started with
+ * [method@Ds.Recorder.start], or the one `DS_RECORD` asks for (which
+ * this starts if it has not started yet).
+ *
+ * Returns: (transfer full) (nullable): the running recorder, or `NULL`
+ */
+DsRecorder *
+ds_recorder_dup_running (void)
+{
+  DsRecorder *self;
+
+  ds_recorder_start_from_environment ();
+
+  g_mutex_lock (&state_lock);
+  self = running_recorder != NULL ? g_object_ref (running_recorder) : NULL;
+  g_mutex_unlock (&state_lock);
+
+  return self;
+}
+
+/**
+ * ds_recorder_start:
+ * @self: a #DsRecorder
+ * @error: return location for a #GError
+ *
+ * Starts a new recording: forgets the samples of the last one and makes
+ * @self the process's running recorder, until [method@Ds.Recorder.stop].
+ * With a [property@Ds.Recorder:file], opens it (replacing what it held)
+ * and writes the format's header.
+ *
+ * Returns: `TRUE`; `FALSE` with @error set if another recorder is running
+ *   (%DS_ERROR_BUSY; @self running already is no error) or the file
+ *   cannot be opened (a #GFileError)
+ */
+gboolean
+ds_recorder_start (DsRecorder  *self,
+                   GError     **error)
+{
+  FILE *out = NULL;
+
+  g_return_val_if_fail (DS_IS_RECORDER (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  g_mutex_lock (&state_lock);
+  if (running_recorder == self)
+    {
+      g_mutex_unlock (&state_lock);
+      return TRUE;
+    }
+  if (running_recorder != NULL)
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_BUSY,
+                   "Another recorder is running (one recorder runs at a time%s)",
+                   running_recorder->file != NULL ? ", and DS_RECORD may have started it" : "");
+      g_mutex_unlock (&state_lock);
+      return FALSE;
+    }
+
+  if (self->file != NULL)
+    {
+      g_autoptr(GString) header = g_string_new (NULL);
+
+      out = g_fopen (self->file, "w");
+      if (out == NULL)
+        {
+          int saved = errno;
+
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                       "Cannot open the recording %s: %s", self->file, g_strerror (saved));
+          g_mutex_unlock (&state_lock);
+          return FALSE;
+        }
+      append_header (self, header, 0);
+      fwrite (header->str, 1, header->len, out);
+      fflush (out);
+    }
+
+  ds_recorder_ring_free (self->ring);
+  self->ring = ds_recorder_ring_new (self->capacity);
+  self->out = out;
+  self->out_cursor = 0;
+  self->n_lost = 0;
+  self->stopping = FALSE;
+  self->start_ns = now_ns ();
+  self->running = TRUE;
+
+  __atomic_store_n (&running_interval_ns,
+                    (gint64) ds_recorder_get_interval (self) * G_GINT64_CONSTANT (1000000),
+                    __ATOMIC_RELAXED);
+  __atomic_store_n (&running_recorder, g_object_ref (self), __ATOMIC_SEQ_CST);
+  __atomic_store_n (&ds_recorder_watched, __atomic_load_n (&self->n_watches, __ATOMIC_RELAXED) != 0,
+                    __ATOMIC_RELAXED);
+  __atomic_store_n (&ds_recorder_on, 1, __ATOMIC_RELAXED);
+  self->thread = g_thread_new ("ds-recorder", recorder_thread, self);
+  g_mutex_unlock (&state_lock);
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
+  return TRUE;
+}
+
+/**
+ * ds_recorder_stop:
+ * @self: a #DsRecorder
+ *
+ * Stops recording, once every pool was looked at a last time. Returns
+ * once no report is under way any more, with the rest of the samples in
+ * the [property@Ds.Recorder:file], which it closes; the samples stay in
+ * memory for [method@Ds.Recorder.write]. Does nothing if @self is not
+ * running. Must not be called from a watch.
+ */
+void
+ds_recorder_stop (DsRecorder *self)
+{
+  g_return_if_fail (DS_IS_RECORDER (self));
+  g_return_if_fail (!in_watch);
+
+  g_mutex_lock (&state_lock);
+  if (running_recorder != self)
+    {
+      g_mutex_unlock (&state_lock);
+      return;
+    }
+
+  g_mutex_lock (&self->lock);
+  self->stopping = TRUE;
+  g_cond_signal (&self->cond);
+  g_mutex_unlock (&self->lock);
+  g_thread_join (g_steal_pointer (&self->thread));
+
+  /* The end of the recording: where every pool stands. */
+  run_probes ();
+
+  __atomic_store_n (&ds_recorder_on, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&ds_recorder_watched, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&running_recorder, NULL, __ATOMIC_SEQ_CST);
+  while (__atomic_load_n (&in_flight, __ATOMIC_SEQ_CST) != 0)
+    g_thread_yield ();
+
+  flush_to_file (self);
+  if (self->out != NULL)
+    {
+      fclose (self->out);
+      self->out = NULL;
+    }
+  self->running = FALSE;
+  g_mutex_unlock (&state_lock);
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
+  /* The running recorder's own reference. */
+  g_object_unref (self);
+}
+
+/**
+ * ds_recorder_get_running:
+ * @self: a #DsRecorder
+ *
+ * The value of [property@Ds.Recorder:running].
+ *
+ * Returns: whether @self is recording
+ */
+gboolean
+ds_recorder_get_running (DsRecorder *self)
+{
+  gboolean running;
+
+  g_return_val_if_fail (DS_IS_RECORDER (self), FALSE);
+
+  g_mutex_lock (&state_lock);
+  running = self->running;
+  g_mutex_unlock (&state_lock);
+
+  return running;
+}
+
+/**
+ * ds_recorder_mark:
+ * @self: a #DsRecorder
+ * @label: what the mark says (for example "paused")
+ *
+ * Records a mark at this moment with @label, so that the timeline shows
+ * what the program was doing (a pipeline paused, a phase of work began).
+ * Does nothing unless @self is running.
+ */
+void
+ds_recorder_mark (DsRecorder *self,
+                  const char *label)
+{
+  DsRecorderSample sample = { 0, };
+
+  g_return_if_fail (DS_IS_RECORDER (self));
+  g_return_if_fail (label != NULL);
+
+  if (__atomic_load_n (&running_recorder, __ATOMIC_RELAXED) != self)
+    return;
+
+  sample.event = DS_RECORDER_EVENT_MARK;
+  sample.source = DS_RECORDER_SOURCE_RECORDER;
+  sample.device = -1;
+  sample.count = 1;
+  sample.label = g_intern_string (label);
+  ds_recorder_record (&sample, DS_RECORDER_KEEP | DS_RECORDER_WATCH);
+}
+
+/**
+ * ds_recorder_write:
+ * @self: a #DsRecorder
+ * @path: (type filename): the file to write
+ * @error: return location for a #GError
+ *
+ * Writes the samples @self holds (the newest
+ * [property@Ds.Recorder:capacity] of its last recording, oldest first) to
+ * @path, replacing it, in the format described at [class@Ds.Recorder].
+ * Works while @self runs too.
+ *
+ * Returns: `TRUE`, or `FALSE` with @error set (a #GFileError)
+ */
+gboolean
+ds_recorder_write (DsRecorder  *self,
+                   const char  *path,
+                   GError     **error)
+{
+  g_autoptr(GString) samples = g_string_new (NULL);
+  g_autoptr(GString) out = g_string_new (NULL);
+  guint64 cursor = 0, lost = 0;
+
+  g_return_val_if_fail (DS_IS_RECORDER (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* The ring is replaced by a start. */
+  g_mutex_lock (&state_lock);
+  ds_recorder_ring_read (self->ring, &cursor, &lost, append_sample, samples);
+  g_mutex_unlock (&state_lock);
+  append_header (self, out, lost);
+  g_string_append_len (out, samples->str, (gssize) samples->len);
+
+  return g_file_set_contents (path, out->str, (gssize) out->len, error);
+}
+
+/**
+ * ds_recorder_get_capacity:
+ * @self: a #DsRecorder
+ *
+ * The value of [property@Ds.Recorder:capacity].
+ *
+ * Returns: how many samples @self keeps
+ */
+guint
+ds_recorder_get_capacity (DsRecorder *self)
+{
+  g_return_val_if_fail (DS_IS_RECORDER (self), 0);
+
+  return self->capacity;
+}
+
+/**
+ * ds_recorder_get_file:
+ * @self: a #DsRecorder
+ *
+ * The value of [property@Ds.Recorder:file].
+ *
+ * Returns: (nullable) (type filename): the file @self writes to, or `NULL`
+ */
+const char *
+ds_recorder_get_file (DsRecorder *self)
+{
+  g_return_val_if_fail (DS_IS_RECORDER (self), NULL);
+
+  return self->file;
+}
+
+/**
+ * ds_recorder_get_interval:
+ * @self: a #DsRecorder
+ *
+ * The value of [property@Ds.Recorder:interval].
+ *
+ * Returns: the interval, in milliseconds
+ */
+guint
+ds_recorder_get_interval (DsRecorder *self)
+{
+  g_return_val_if_fail (DS_IS_RECORDER (self), 0);
+
+  return __atomic_load_n (&self->interval, __ATOMIC_RELAXED);
+}
+
+/**
+ * ds_recorder_set_interval:
+ * @self: a #DsRecorder
+ * @interval: the shortest time between two samples of a source's frequent
+ *   events, in milliseconds; 0 keeps every event
+ *
+ * Sets [property@Ds.Recorder:interval]; a running recorder uses the new
+ * value at once.
+ */
+void
+ds_recorder_set_interval (DsRecorder *self,
+                          guint       interval)
+{
+  g_return_if_fail (DS_IS_RECORDER (self));
+
+  if (__atomic_exchange_n (&self->interval, interval, __ATOMIC_RELAXED) == interval)
+    return;
+
+  g_mutex_lock (&state_lock);
+  if (running_recorder == self)
+    __atomic_store_n (&running_interval_ns, (gint64) interval * G_GINT64_CONSTANT (1000000),
+                      __ATOMIC_RELAXED);
+  g_mutex_unlock (&state_lock);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INTERVAL]);
+}
+
+/**
+ * ds_recorder_get_n_samples:
+ * @self: a #DsRecorder
+ *
+ * The value of [property@Ds.Recorder:n-samples].
+ *
+ * Returns: the samples kept since @self last started
+ */
+guint64
+ds_recorder_get_n_samples (DsRecorder *self)
+{
+  guint64 n;
+
+  g_return_val_if_fail (DS_IS_RECORDER (self), 0);
+
+  g_mutex_lock (&state_lock);
+  n = ds_recorder_ring_head (self->ring);
+  g_mutex_unlock (&state_lock);
+
+  return n;
+}
+
+/**
+ * ds_recorder_get_n_lost:
+ * @self: a #DsRecorder
+ *
+ * The value of [property@Ds.Recorder:n-lost].
+ *
+ * Returns: the samples lost since @self last started
+ */
+guint64
+ds_recorder_get_n_lost (DsRecorder *self)
+{
+  guint64 head;
+
+  g_return_val_if_fail (DS_IS_RECORDER (self), 0);
+
+  if (self->file != NULL)
+    return __atomic_load_n (&self->n_lost, __ATOMIC_RELAXED);
+
+  g_mutex_lock (&state_lock);
+  head = ds_recorder_ring_head (self->ring);
+  g_mutex_unlock (&state_lock);
+  return head > self->capacity ? head - self->capacity : 0;
+}
+
+/* Tells reporters whether the running recorder, if it is @self, has
+ * watches. */
+static void
+update_watched (DsRecorder *self)
+{
+  g_mutex_lock (&state_lock);
+  if (running_recorder == self)
+    __atomic_store_n (&ds_recorder_watched, __atomic_load_n (&self->n_watches, __ATOMIC_RELAXED) != 0,
+                      __ATOMIC_RELAXED);
+  g_mutex_unlock (&state_lock);
+}
+
+/**
+ * ds_recorder_add_watch:
+ * @self: a #DsRecorder
+ * @func: (scope notified) (closure user_data): the function to call
+ * @user_data: data for @func
+ * @notify: (nullable) (destroy user_data): frees @user_data once @func is
+ *   removed
+ *
+ * Calls @func, while @self runs, for every sample @self keeps and for
+ * every scratchpad event (a block taken, blocks given back), including
+ * those that the [property@Ds.Recorder:interval] leaves out of the
+ * recording. It is called at once, on the thread of the event, possibly
+ * while ds holds locks of its own: it must be quick, and must not call
+ * into ds (no allocation from a scratchpad or pool, no recorder call).
+ * A GStreamer tracer, for example, uses it to find which element took
+ * the memory.
+ *
+ * Returns: the watch's id, for [method@Ds.Recorder.remove_watch]
+ */
+guint
+ds_recorder_add_watch (DsRecorder          *self,
+                       DsRecorderWatchFunc  func,
+                       gpointer             user_data,
+                       GDestroyNotify       notify)
+{
+  Watch w = { 0, func, user_data, notify };
+
+  g_return_val_if_fail (DS_IS_RECORDER (self), 0);
+  g_return_val_if_fail (func != NULL, 0);
+  g_return_val_if_fail (!in_watch, 0);
+
+  g_rw_lock_writer_lock (&self->watch_lock);
+  w.id = self->next_watch_id++;
+  g_array_append_val (self->watches, w);
+  __atomic_store_n (&self->n_watches, (gint) self->watches->len, __ATOMIC_RELAXED);
+  g_rw_lock_writer_unlock (&self->watch_lock);
+  update_watched (self);
+
+  return w.id;
+}
+
+/**
+ * ds_recorder_remove_watch:
+ * @self: a #DsRecorder
+ * @id: a watch's id, from [method@Ds.Recorder.add_watch]
+ *
+ * Removes a watch. Once this returns, its function is not running and
+ * will not be called again (its data is freed then). Must not be called
+ * from a watch.
+ */
+void
+ds_recorder_remove_watch (DsRecorder *self,
+                          guint       id)
+{
+  Watch removed = { 0, };
+
+  g_return_if_fail (DS_IS_RECORDER (self));
+  g_return_if_fail (!in_watch);
+
+  g_rw_lock_writer_lock (&self->watch_lock);
+  for (guint i = 0; i < self->watches->len; i++)
+    if (g_array_index (self->watches, Watch, i).id == id)
+      {
+        removed = g_array_index (self->watches, Watch, i);
+        g_array_remove_index (self->watches, i);
+        break;
+      }
+  __atomic_store_n (&self->n_watches, (gint) self->watches->len, __ATOMIC_RELAXED);
+  g_rw_lock_writer_unlock (&self->watch_lock);
+  update_watched (self);
+
+  if (removed.id == 0)
+    g_critical ("ds_recorder_remove_watch: no watch %u", id);
+  else if (removed.notify != NULL)
+    removed.notify (removed.user_data);
+}
+
+/* DS_RECORD ----------------------------------------------------------------------- */
+
+static DsRecorder *environment_recorder;
+
+static void
+stop_environment_recorder (void)
+{
+  if (environment_recorder != NULL)
+    ds_recorder_stop (environment_recorder);
+}
+
+void
+ds_recorder_start_from_environment (void)
+{
+  static gsize once;
+
+  if (g_once_init_enter (&once))
+    {
+      const char *path = g_getenv ("DS_RECORD");
+
+      if (path != NULL && *path != '\0')
+        {
+          g_autoptr(DsRecorder) recorder = ds_recorder_new_for_file (path, 0);
+          g_autoptr(GError) error = NULL;
+
+          if (ds_recorder_start (recorder, &error))
+            {
+              environment_recorder = g_steal_pointer (&recorder);
+              atexit (stop_environment_recorder);
+            }
+          else
+            {
+              g_warning ("DS_RECORD=%s: not recording: %s", path, error->message);
+            }
+        }
+      g_once_init_leave (&once, 1);
+    }
+}
