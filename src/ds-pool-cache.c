@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include "ds-pool-resource-private.h"
+#include "ds-pool-record-private.h"
 #include "ds-fence-batch-private.h"
 
 /* The calling thread's slot, which picks its shard. */

@@ -42,6 +42,7 @@
 #include "config.h"
 
 #include "ds-pool-resource-private.h"
+#include "ds-pool-record-private.h"
 #include "ds-clock-private.h"
 #include "ds-error.h"
 

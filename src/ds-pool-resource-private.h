@@ -17,7 +17,6 @@
 #include "ds-pool-eviction-private.h"
 #include "ds-pool-registry-private.h"
 #include "ds-fenced-resource-private.h"
-#include "ds-recorder-private.h"
 
 G_BEGIN_DECLS
 
@@ -135,34 +134,6 @@ void     ds_pool_release_idle   (DsPoolResource      *self,
                                  DsStreamState       *ss,
                                  guint64              seq,
                                  const DsAccessOrder *order);
-
-/* Recording ------------------------------------------------------------------------ */
-
-/* Reports @event, which moved @bytes, to the running recorder with where
- * the pool stands now; @shard: the shard whose throttle coalesces it (a
- * frequent event), or NULL (always kept). */
-DS_RECORDER_COLD
-void     ds_pool_record_event   (DsPoolResource      *self,
-                                 DsPoolShard         *shard,
-                                 DsRecorderEvent      event,
-                                 guint64              bytes);
-
-static inline void
-ds_pool_record (DsPoolResource  *self,
-                DsPoolShard     *shard,
-                DsRecorderEvent  event,
-                guint64          bytes)
-{
-  if (DS_RECORDING ())
-    ds_pool_record_event (self, shard, event, bytes);
-}
-
-/* The number a recorder knows @resource by, if it is a pool; else 0. */
-guint64  ds_pool_resource_get_record_id (DsMemoryResource *resource);
-
-/* Names the pool in recordings (an interned string). */
-void     ds_pool_resource_set_record_label (DsPoolResource *self,
-                                            const char     *label);
 
 /* For the default registry and ds-gst ------------------------------------------------ */
 

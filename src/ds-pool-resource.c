@@ -22,7 +22,7 @@
 #include "ds-error.h"
 #include "ds-fence-batch-private.h"
 #include "ds-host-memory-resource.h"
-#include "ds-recorder-private.h"
+#include "ds-pool-record-private.h"
 
 /**
  * DsPoolResource:
@@ -351,7 +351,7 @@ ds_pool_resource_init (DsPoolResource *self)
   self->registry = ds_pool_registry_new ();
 
   g_mutex_init (&self->grow_lock);
-  self->record_id = ds_recorder_next_id (DS_RECORDER_SOURCE_POOL);
+  self->record_id = ds_recorder_tag (G_OBJECT (self), DS_RECORDER_SOURCE_POOL);
   ds_recorder_start_from_environment ();
   self->max_cached_size = DS_POOL_RESOURCE_DEFAULT_MAX_CACHED_SIZE;
   self->release_threshold = DS_POOL_RESOURCE_DEFAULT_RELEASE_THRESHOLD;
@@ -633,63 +633,4 @@ ds_pool_resource_trim (DsPoolResource *self)
   ds_pool_record (self, NULL, DS_RECORDER_EVENT_TRIM, freed);
 
   return freed;
-}
-
-/* Recording ------------------------------------------------------------------------ */
-
-void
-ds_pool_record_event (DsPoolResource  *self,
-                      DsPoolShard     *shard,
-                      DsRecorderEvent  event,
-                      guint64          bytes)
-{
-  DsRecorderSample sample = { 0, };
-  gint64 demand = 0;
-  guint64 pending = 0;
-
-  if (shard != NULL)
-    {
-      if (!ds_recorder_admit (DS_RECORDER_SOURCE_POOL, self->record_id, event, self->kind, bytes,
-                              &sample))
-        return;
-    }
-  else
-    {
-      sample.count = event == DS_RECORDER_EVENT_SAMPLE ? 0 : 1;
-      sample.bytes = bytes;
-    }
-
-  /* Where the pool stands: each figure read on its own, without a lock. */
-  for (guint i = 0; i <= self->shard_mask; i++)
-    {
-      demand += __atomic_load_n (&self->shards[i]->demand, __ATOMIC_RELAXED);
-      pending += __atomic_load_n (&self->shards[i]->pending, __ATOMIC_RELAXED);
-    }
-
-  sample.event = event;
-  sample.source = DS_RECORDER_SOURCE_POOL;
-  sample.id = self->record_id;
-  sample.kind = self->kind;
-  sample.device = self->kind != DS_MEMORY_KIND_HOST &&
-                  __atomic_load_n (&self->have_context, __ATOMIC_ACQUIRE) ? self->device : -1;
-  sample.held = __atomic_load_n (&self->held, __ATOMIC_RELAXED);
-  sample.pending = pending;
-  sample.in_use = demand > (gint64) pending ? (guint64) demand - pending : 0;
-  sample.peak = __atomic_load_n (&self->peak, __ATOMIC_RELAXED);
-  sample.pool = self->record_id;
-  sample.label = __atomic_load_n (&self->record_label, __ATOMIC_RELAXED);
-  ds_recorder_record (&sample, DS_RECORDER_KEEP | DS_RECORDER_WATCH);
-}
-
-guint64
-ds_pool_resource_get_record_id (DsMemoryResource *resource)
-{
-  return DS_IS_POOL_RESOURCE (resource) ? ((DsPoolResource *) resource)->record_id : 0;
-}
-
-void
-ds_pool_resource_set_record_label (DsPoolResource *self,
-                                   const char     *label)
-{
-  __atomic_store_n (&self->record_label, label, __ATOMIC_RELAXED);
 }

@@ -73,6 +73,15 @@ void     ds_recorder_record        (DsRecorderSample   *sample,
 /* A new number for a pool or a scratchpad, from 1. */
 guint64  ds_recorder_next_id       (DsRecorderSource    source);
 
+/* A new number for @object (ds_recorder_next_id ()), kept on it so that
+ * those who hold it (a scratchpad its upstream) can name it in their
+ * samples without knowing what it is. */
+guint64  ds_recorder_tag           (GObject            *object,
+                                    DsRecorderSource    source);
+
+/* The number ds_recorder_tag () gave @object, or 0 (NULL, or untagged). */
+guint64  ds_recorder_id_of         (gpointer            object);
+
 /* Calls @probe (@owner) every 100 ms while a recorder runs, on the
  * recorder's thread, until ds_recorder_remove_probe (@owner), which
  * returns once no call is under way. */

@@ -250,6 +250,34 @@ ds_recorder_next_id (DsRecorderSource source)
   return __atomic_add_fetch (&next_ids[source], 1, __ATOMIC_RELAXED);
 }
 
+static GQuark
+id_quark (void)
+{
+  static GQuark quark;
+
+  if (G_UNLIKELY (quark == 0))
+    quark = g_quark_from_static_string ("ds-recorder-id");
+  return quark;
+}
+
+guint64
+ds_recorder_tag (GObject          *object,
+                 DsRecorderSource  source)
+{
+  guint64 id = ds_recorder_next_id (source);
+
+  g_object_set_qdata (object, id_quark (), GSIZE_TO_POINTER ((gsize) id));
+  return id;
+}
+
+guint64
+ds_recorder_id_of (gpointer object)
+{
+  if (object == NULL)
+    return 0;
+  return GPOINTER_TO_SIZE (g_object_get_qdata (object, id_quark ()));
+}
+
 void
 ds_recorder_add_probe (gpointer        owner,
                        DsRecorderProbe probe)

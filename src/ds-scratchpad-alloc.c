@@ -20,7 +20,6 @@
 #include "ds-default-resources-private.h"
 #include "ds-error.h"
 #include "ds-memory-resource-private.h"
-#include "ds-pool-resource-private.h"
 #include "ds-recorder-private.h"
 
 /* Recording ----------------------------------------------------------------------- */
@@ -50,8 +49,7 @@ record_event (DsScratchpad    *self,
                   self->device_order.device : -1;
   sample.held = arena->reserved;
   sample.in_use = ds_arena_get_taken (arena);
-  sample.pool = arena->upstream.resource != NULL ?
-                ds_pool_resource_get_record_id (arena->upstream.resource) : 0;
+  sample.pool = ds_recorder_id_of (arena->upstream.resource);
   if (keep)
     ds_recorder_record (&sample, DS_RECORDER_KEEP);
 
