@@ -29,6 +29,7 @@
 #include "ds-bump.h"
 #include "ds-fence-batch-private.h"
 #include "ds-growth-private.h"
+#include "ds-memory-resource-private.h"
 
 G_BEGIN_DECLS
 
@@ -65,7 +66,8 @@ typedef struct
 } DsArena;
 
 /* Sets up @arena, empty, to bump in @window, with a first block of
- * @initial_size bytes and blocks that stop doubling at @max_block_size. */
+ * @initial_size bytes and blocks that stop doubling at @max_block_size.
+ * Both lie in zero-filled memory (a new instance's). */
 void     ds_arena_init          (DsArena           *arena,
                                  DsArenaWindow     *window,
                                  gsize              initial_size,
@@ -75,10 +77,19 @@ void     ds_arena_clear         (DsArena           *arena);
 
 /* Checks a request as the rule takes it: DS_ERROR_INVALID_ARGUMENT for an
  * alignment that is not a power of two or a size that overflows once
- * padded. On success *@alignment is the alignment in effect (0 -> 16). */
-gboolean ds_arena_check_request (gsize              size,
-                                 gsize             *alignment,
-                                 GError           **error);
+ * padded. On success *@alignment is the alignment in effect (0 -> 16).
+ * Blocks are taken aligned to DS_ARENA_BLOCK_ALIGNMENT: a size that
+ * overflows once padded to that is refused here, in the caller's terms,
+ * rather than by the upstream in terms of a block the caller never asked
+ * for. */
+static inline gboolean
+ds_arena_check_request (gsize    size,
+                        gsize   *alignment,
+                        GError **error)
+{
+  return ds_memory_check_size_alignment (size, alignment, DS_ARENA_MIN_ALIGNMENT,
+                                         DS_ARENA_BLOCK_ALIGNMENT, error);
+}
 
 /* Whether @arena draws from an upstream yet. */
 static inline gboolean

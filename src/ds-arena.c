@@ -18,8 +18,6 @@ ds_arena_init (DsArena       *arena,
                gsize          initial_size,
                gsize          max_block_size)
 {
-  memset (arena, 0, sizeof *arena);
-  memset (window, 0, sizeof *window);
   arena->window = window;
   arena->blocks = arena->inline_blocks;
   arena->blocks_capacity = G_N_ELEMENTS (arena->inline_blocks);
@@ -35,19 +33,6 @@ ds_arena_clear (DsArena *arena)
     g_free (arena->blocks);
   arena->blocks = arena->inline_blocks;
   arena->blocks_capacity = G_N_ELEMENTS (arena->inline_blocks);
-}
-
-gboolean
-ds_arena_check_request (gsize    size,
-                        gsize   *alignment,
-                        GError **error)
-{
-  /* Blocks are taken aligned to DS_ARENA_BLOCK_ALIGNMENT: a size that
-   * overflows once padded to that is refused here, in the caller's terms,
-   * rather than by the upstream in terms of a block the caller never
-   * asked for. */
-  return ds_memory_check_size_alignment (size, alignment, DS_ARENA_MIN_ALIGNMENT,
-                                         DS_ARENA_BLOCK_ALIGNMENT, error);
 }
 
 gboolean

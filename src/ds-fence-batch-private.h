@@ -39,7 +39,14 @@ struct _DsFenceBatch
   guint          n_held_back;
 };
 
-void     ds_fence_batch_init      (DsFenceBatch        *batch);
+static inline void
+ds_fence_batch_init (DsFenceBatch *batch)
+{
+  batch->n_fences = 0;
+  batch->n_drained = 0;
+  batch->error = NULL;
+  batch->n_held_back = 0;
+}
 
 /* The fence of this batch in @order's stream (a device order): numbered
  * (ds_stream_state_record (), which checks the stream when that is due)
@@ -50,23 +57,61 @@ guint64  ds_fence_batch_get_fence (DsFenceBatch        *batch,
                                    DsFenceCounters     *counters,
                                    DsStreamState      **stream);
 
+void     ds_fence_batch_give_back_unfenced (DsFenceBatch        *batch,
+                                            const DsUpstream    *upstream,
+                                            gpointer             ptr,
+                                            gsize                size,
+                                            gsize                alignment,
+                                            const DsAccessOrder *order);
+
 /* Gives [ptr, ptr + size), taken from @upstream with @size and
- * @alignment, back in @order (NULL: host order). A block that cannot be
- * given back safely (its stream could not be drained) is held back, never
- * reused early: ds_fence_batch_take_error () then says why. */
-void     ds_fence_batch_give_back (DsFenceBatch        *batch,
-                                   const DsUpstream    *upstream,
-                                   gpointer             ptr,
-                                   gsize                size,
-                                   gsize                alignment,
-                                   const DsAccessOrder *order);
+ * @alignment, back in @order (NULL: host order). A fenced resource (a
+ * pool) takes it under the batch's fence in a device order's stream;
+ * another in its own way. A block that cannot be given back safely (its
+ * stream could not be drained) is held back, never reused early:
+ * ds_fence_batch_take_error () then says why. */
+static inline void
+ds_fence_batch_give_back (DsFenceBatch        *batch,
+                          const DsUpstream    *upstream,
+                          gpointer             ptr,
+                          gsize                size,
+                          gsize                alignment,
+                          const DsAccessOrder *order)
+{
+  if (order != NULL && order->type != DS_ACCESS_ORDER_TYPE_DEVICE)
+    order = NULL;
+
+  if (G_LIKELY (upstream->fenced != NULL))
+    upstream->fenced->deallocate_fenced ((DsFencedResource *) upstream->resource, ptr, size,
+                                         alignment, order, batch);
+  else
+    ds_fence_batch_give_back_unfenced (batch, upstream, ptr, size, alignment, order);
+}
+
+guint    ds_fence_batch_take_error_slow (DsFenceBatch  *batch,
+                                         GError       **error);
+void     ds_fence_batch_finish_slow     (DsFenceBatch  *batch);
 
 /* The number of blocks held back since the last call, and the first
- * reason in @error (if any were). */
-guint    ds_fence_batch_take_error (DsFenceBatch       *batch,
-                                    GError            **error);
+ * reason in @error (if any were). Inline, as the next one: a release
+ * with nothing held back and no fence (host memory) calls nothing. */
+static inline guint
+ds_fence_batch_take_error (DsFenceBatch  *batch,
+                           GError       **error)
+{
+  if (G_LIKELY (batch->n_held_back == 0 && batch->error == NULL))
+    return 0;
+  return ds_fence_batch_take_error_slow (batch, error);
+}
 
 /* Drops what the batch holds. Makes no CUDA call. */
-void     ds_fence_batch_finish    (DsFenceBatch        *batch);
+static inline void
+ds_fence_batch_finish (DsFenceBatch *batch)
+{
+  if (batch->n_fences != 0 || batch->error != NULL)
+    ds_fence_batch_finish_slow (batch);
+  batch->n_drained = 0;
+  batch->n_held_back = 0;
+}
 
 G_END_DECLS

@@ -8,15 +8,6 @@
 
 #include "ds-fence-batch-private.h"
 
-void
-ds_fence_batch_init (DsFenceBatch *batch)
-{
-  batch->n_fences = 0;
-  batch->n_drained = 0;
-  batch->error = NULL;
-  batch->n_held_back = 0;
-}
-
 guint64
 ds_fence_batch_get_fence (DsFenceBatch         *batch,
                           const DsAccessOrder  *order,
@@ -66,24 +57,14 @@ drained (DsFenceBatch        *batch,
 }
 
 void
-ds_fence_batch_give_back (DsFenceBatch        *batch,
-                          const DsUpstream    *upstream,
-                          gpointer             ptr,
-                          gsize                size,
-                          gsize                alignment,
-                          const DsAccessOrder *order)
+ds_fence_batch_give_back_unfenced (DsFenceBatch        *batch,
+                                   const DsUpstream    *upstream,
+                                   gpointer             ptr,
+                                   gsize                size,
+                                   gsize                alignment,
+                                   const DsAccessOrder *order)
 {
   GError *error = NULL;
-
-  if (order != NULL && order->type != DS_ACCESS_ORDER_TYPE_DEVICE)
-    order = NULL;
-
-  if (upstream->fenced != NULL)
-    {
-      upstream->fenced->deallocate_fenced ((DsFencedResource *) upstream->resource, ptr, size,
-                                           alignment, order, batch);
-      return;
-    }
 
   if (order == NULL || (upstream->iface->deallocate_async == NULL && drained (batch, order)))
     {
@@ -111,8 +92,8 @@ ds_fence_batch_give_back (DsFenceBatch        *batch,
 }
 
 guint
-ds_fence_batch_take_error (DsFenceBatch  *batch,
-                           GError       **error)
+ds_fence_batch_take_error_slow (DsFenceBatch  *batch,
+                                GError       **error)
 {
   guint n = batch->n_held_back;
 
@@ -125,7 +106,7 @@ ds_fence_batch_take_error (DsFenceBatch  *batch,
 }
 
 void
-ds_fence_batch_finish (DsFenceBatch *batch)
+ds_fence_batch_finish_slow (DsFenceBatch *batch)
 {
   for (guint i = 0; i < batch->n_fences; i++)
     ds_stream_state_end_loan (batch->fences[i].stream, &batch->fences[i].loan);

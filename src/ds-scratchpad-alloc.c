@@ -513,7 +513,8 @@ give_back (DsScratchpad *self,
   ds_fence_batch_finish (&batch);
   if (in_scope)
     ds_cuda_scope_leave (&scope);
-  g_clear_error (&scope_error);
+  if (G_UNLIKELY (scope_error != NULL))
+    g_error_free (scope_error);
 }
 
 /**
