@@ -10,6 +10,7 @@
 
 #if DS_GST_HAVE_CUDA
 # include <gst/cuda/gstcudaloader.h>
+# include <gst/cuda/gstcudamemory.h>
 #endif
 
 static GPtrArray *skipped_prefixes;
@@ -304,3 +305,26 @@ ds_gst_test_luma_matches (const GstStructure  *s,
 
   return TRUE;
 }
+
+#if DS_GST_HAVE_CUDA
+GstMemory *
+ds_gst_test_cuda_alloc (gpointer            ctx,
+                        gpointer            stream,
+                        const GstVideoInfo *info)
+{
+  g_autoptr(GstAllocator) allocator = NULL;
+  GstMemory *mem;
+
+  gst_cuda_memory_init_once ();
+  allocator = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+  g_assert_true (GST_IS_CUDA_ALLOCATOR (allocator));
+#if DS_GST_HAVE_CUDA_STREAM
+  mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (allocator), ctx, stream, info);
+#else
+  g_assert_null (stream);
+  mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (allocator), ctx, info);
+#endif
+  g_assert_nonnull (mem);
+  return mem;
+}
+#endif

@@ -104,6 +104,16 @@ void         ds_gst_test_luma_compute      (const guint8  *plane,
 gboolean     ds_gst_test_luma_of_buffer    (const GstVideoInfo *info,
                                             GstBuffer          *buffer,
                                             DsGstTestLuma      *out);
+#if DS_GST_HAVE_CUDA
+/* GstCudaMemory of @ctx laid out as @info (on @stream, a GstCudaStream,
+ * with GStreamer 1.24+; NULL otherwise), from gstcuda's own allocator
+ * (GStreamer 1.22 takes no NULL allocator). Asserts it was made: note
+ * that GstCudaMemory has no GRAY8. */
+GstMemory   *ds_gst_test_cuda_alloc        (gpointer            ctx,
+                                            gpointer            stream,
+                                            const GstVideoInfo *info);
+#endif
+
 /* Compares a ds-luma-stats message structure with @ref; on a difference
  * sets *@why and returns FALSE. Checks the fields the message has. */
 gboolean     ds_gst_test_luma_matches      (const GstStructure  *s,

@@ -174,15 +174,9 @@ cuda_buffer (GstCudaContext *ctx,
   GstMemory *mem;
   GstBuffer *buf;
 
-  gst_cuda_memory_init_once ();
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 64, 16);
-#if DS_GST_HAVE_CUDA_STREAM
-  mem = gst_cuda_allocator_alloc (NULL, ctx, stream, &info);
-#else
-  g_assert_null (stream);
-  mem = gst_cuda_allocator_alloc (NULL, ctx, &info);
-#endif
-  g_assert_nonnull (mem);
+  /* GstCudaMemory has no GRAY8. */
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 16);
+  mem = ds_gst_test_cuda_alloc (ctx, stream, &info);
   buf = gst_buffer_new ();
   gst_buffer_append_memory (buf, mem);
   return buf;

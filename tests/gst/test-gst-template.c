@@ -170,10 +170,10 @@ main (int    argc,
 
   ds_gst_test_add_func ("/DsGst/Template/registered", test_registered);
   ds_gst_test_add_func ("/DsGst/Template/no-device", test_no_device);
-  ds_gst_test_add_data_func ("/DsGst/Template/gpu/GRAY8",
-                             "video/x-raw,format=GRAY8,width=1920,height=1080", test_pipeline);
   ds_gst_test_add_data_func ("/DsGst/Template/gpu/I420",
                              "video/x-raw,format=I420,width=641,height=361", test_pipeline);
+  ds_gst_test_add_data_func ("/DsGst/Template/gpu/I420-1080p",
+                             "video/x-raw,format=I420,width=1920,height=1080", test_pipeline);
   ds_gst_test_add_data_func ("/DsGst/Template/gpu/NV12",
                              "video/x-raw,format=NV12,width=1280,height=720", test_pipeline);
 

@@ -18,7 +18,8 @@
 
 #include "ds-template-kernel.h"
 
-#define FORMATS "{ GRAY8, I420, NV12 }"
+/* What GstCudaMemory and cudaupload carry (neither has GRAY8). */
+#define FORMATS "{ I420, NV12 }"
 #define CAPS GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, FORMATS)
 
 G_DECLARE_FINAL_TYPE (GstDsTemplate, gst_ds_template, GST, DS_TEMPLATE, GstBaseTransform)
