@@ -10,8 +10,8 @@
  * /gpu/ cases (suite cuda; they skip with the reason without a device):
  * GstHarness with exact expected statistics; videotestsrc pipelines of 300
  * frames (GRAY8 1920x1080, I420 641x361, NV12 1280x720, Y444 333x211)
- * checked against a CPU reference for every frame, with the pools steady
- * from frame 50 on; memory:CUDAMemory from cudaupload read in place; an
+ * checked against a CPU reference for every frame, the pools within their
+ * bound at EOS with nothing in use; memory:CUDAMemory from cudaupload read in place; an
  * application's non-primary GstCudaContext; CUDA memory of another context
  * adopted with its context; what the pools hold in PAUSED, READY and NULL;
  * a restart.
