@@ -95,7 +95,10 @@ map_block (gsize size,
   p = mmap (NULL, length + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED)
     {
-      *result = errno;
+      /* The arguments are valid by construction, so a failure means no
+       * room: Linux says ENOMEM, valgrind says EINVAL for a length no
+       * machine has. */
+      *result = errno == EINVAL ? ENOMEM : errno;
       return NULL;
     }
   if (extra == 0)
