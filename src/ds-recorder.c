@@ -7,9 +7,10 @@
  * samples go into a ring (ds-recorder-ring-private.h). A running recorder
  * has one thread of its own that calls the probes (a look at every pool)
  * every 100 ms and, with a file, appends what the ring got since to it
- * every 10 ms. Stopping waits for the reports under way (a count of them:
- * reporters enter, read the running recorder, leave), so a recorder and
- * its watches are never used after ds_recorder_stop () returns.
+ * every 10 ms, in the format of ds-recorder-format.c. Stopping waits for
+ * the reports under way (a count of them: reporters enter, read the
+ * running recorder, leave), so a recorder and its watches are never used
+ * after ds_recorder_stop () returns.
  */
 
 #include "config.h"
@@ -17,14 +18,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <glib/gstdio.h>
 
-#include "ds-recorder-private.h"
-#include "ds-recorder-ring-private.h"
-#include "ds-enum-types.h"
+#include "ds-recorder-state-private.h"
+#include "ds-recorder-format-private.h"
 #include "ds-error.h"
 
 /* How often the recorder's thread looks at every pool, and how often it
@@ -32,10 +30,6 @@
  * that time only at millions of samples a second). */
 #define PROBE_US (100 * G_TIME_SPAN_MILLISECOND)
 #define WRITE_US (10 * G_TIME_SPAN_MILLISECOND)
-
-/* The first line of every recording: the format's name and version. */
-#define FORMAT_LINE "# ds memory recording, format 1\n"
-#define HEADER_LINE "time,event,source,id,kind,device,count,bytes,held,in_use,pending,peak,pool,label\n"
 
 typedef struct
 {
@@ -50,33 +44,6 @@ typedef struct
   gpointer        owner;
   DsRecorderProbe probe;
 } Probe;
-
-struct _DsRecorder
-{
-  GObject          parent_instance;
-
-  guint            capacity;
-  char            *file;
-  guint            interval;      /* ms, atomic */
-
-  DsRecorderRing  *ring;
-  gint64           start_ns;      /* the monotonic clock when it started */
-  gboolean         running;       /* under state_lock */
-
-  /* The recorder's thread: probes and the file. */
-  GThread         *thread;
-  GMutex           lock;
-  GCond            cond;
-  gboolean         stopping;      /* under lock */
-  FILE            *out;           /* the thread's, or the stopper's once it is gone */
-  guint64          out_cursor;
-  guint64          n_lost;        /* atomic */
-
-  GRWLock          watch_lock;
-  GArray          *watches;       /* of Watch, under watch_lock */
-  guint            next_watch_id;
-  gint             n_watches;     /* atomic */
-};
 
 enum
 {
@@ -109,16 +76,6 @@ static GArray *probes;                 /* of Probe, under probe_lock */
 
 /* Set while this thread calls watches, to refuse what would deadlock. */
 static __thread gboolean in_watch;
-
-
-static inline gint64
-now_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
-}
 
 /* The same clock as a few ms ticks (Linux: the scheduler's), read about
  * ten times faster: enough to space samples kept an interval apart. */
@@ -234,7 +191,7 @@ ds_recorder_record (DsRecorderSample *sample,
   self = __atomic_load_n (&running_recorder, __ATOMIC_SEQ_CST);
   if (self != NULL)
     {
-      sample->time = (guint64) (now_ns () - self->start_ns);
+      sample->time = (guint64) (ds_recorder_now_ns () - self->start_ns);
       if (to & DS_RECORDER_KEEP)
         ds_recorder_ring_push (self->ring, sample);
       if ((to & DS_RECORDER_WATCH) && !in_watch &&
@@ -317,142 +274,7 @@ run_probes (void)
   g_mutex_unlock (&probe_lock);
 }
 
-/* The format ---------------------------------------------------------------------- */
-
-static const char *
-event_nick (DsRecorderEvent event)
-{
-  static const char *nicks[DS_RECORDER_EVENT_LOST + 1];
-  static gsize once;
-
-  if (g_once_init_enter (&once))
-    {
-      GEnumClass *klass = g_type_class_ref (DS_TYPE_RECORDER_EVENT);
-
-      for (guint i = 0; i < G_N_ELEMENTS (nicks); i++)
-        nicks[i] = g_enum_get_value (klass, (gint) i)->value_nick;
-      g_type_class_unref (klass);
-      g_once_init_leave (&once, 1);
-    }
-
-  return (guint) event < G_N_ELEMENTS (nicks) ? nicks[event] : "unknown";
-}
-
-static const char *
-source_nick (DsRecorderSource source)
-{
-  static const char * const nicks[] = { "pool", "scratchpad", "stream", "recorder" };
-
-  return (guint) source < G_N_ELEMENTS (nicks) ? nicks[source] : "unknown";
-}
-
-static const char *
-kind_nick (const DsRecorderSample *sample)
-{
-  static const char * const nicks[] = { "host", "pinned", "device", "managed" };
-
-  if (sample->source != DS_RECORDER_SOURCE_POOL &&
-      sample->source != DS_RECORDER_SOURCE_SCRATCHPAD)
-    return "";
-  return DS_MEMORY_KIND_IS_VALID (sample->kind) ? nicks[sample->kind] : "";
-}
-
-/* A CSV field: quoted when it holds a comma, a quote or a line break. */
-static void
-append_text (GString    *out,
-             const char *text)
-{
-  if (text == NULL)
-    return;
-  if (strpbrk (text, ",\"\r\n") == NULL)
-    {
-      g_string_append (out, text);
-      return;
-    }
-
-  g_string_append_c (out, '"');
-  for (const char *c = text; *c != '\0'; c++)
-    {
-      if (*c == '"')
-        g_string_append_c (out, '"');
-      g_string_append_c (out, *c);
-    }
-  g_string_append_c (out, '"');
-}
-
-static void
-append_sample (const DsRecorderSample *s,
-               gpointer                user_data)
-{
-  GString *out = user_data;
-
-  g_string_append_printf (out,
-                          "%" G_GUINT64_FORMAT ".%09" G_GUINT64_FORMAT ",%s,%s,%" G_GUINT64_FORMAT
-                          ",%s,%d,%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-                          ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",",
-                          s->time / 1000000000, s->time % 1000000000,
-                          event_nick (s->event), source_nick (s->source), s->id,
-                          kind_nick (s), s->device, s->count, s->bytes, s->held, s->in_use,
-                          s->pending, s->peak, s->pool);
-  append_text (out, s->label);
-  g_string_append_c (out, '\n');
-}
-
-static void
-append_lost (GString *out,
-             guint64  time,
-             guint64  lost)
-{
-  DsRecorderSample s = { 0, };
-
-  s.time = time;
-  s.event = DS_RECORDER_EVENT_LOST;
-  s.source = DS_RECORDER_SOURCE_RECORDER;
-  s.device = -1;
-  s.count = (guint) MIN (lost, G_MAXUINT);
-  append_sample (&s, out);
-}
-
-static void
-append_header (DsRecorder *self,
-               GString    *out,
-               guint64     overwritten)
-{
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree char *when = g_date_time_format_iso8601 (now);
-
-  g_string_append (out, FORMAT_LINE);
-  g_string_append_printf (out, "# written %s by process %d; interval %u ms, capacity %u samples\n",
-                          when, (int) getpid (), ds_recorder_get_interval (self), self->capacity);
-  if (overwritten != 0)
-    g_string_append_printf (out, "# %" G_GUINT64_FORMAT " earlier samples were overwritten\n",
-                            overwritten);
-  g_string_append (out, HEADER_LINE);
-}
-
-/* Appends what the ring got since the last call to the file. Called by
- * the recorder's thread, or by the stopper once it is gone. */
-static void
-flush_to_file (DsRecorder *self)
-{
-  g_autoptr(GString) out = g_string_new (NULL);
-  guint64 lost = 0;
-
-  if (self->out == NULL)
-    return;
-
-  ds_recorder_ring_read (self->ring, &self->out_cursor, &lost, append_sample, out);
-  if (lost != 0)
-    {
-      append_lost (out, (guint64) (now_ns () - self->start_ns), lost);
-      __atomic_add_fetch (&self->n_lost, lost, __ATOMIC_RELAXED);
-    }
-  if (out->len != 0)
-    {
-      fwrite (out->str, 1, out->len, self->out);
-      fflush (self->out);
-    }
-}
+/* The recorder's thread ----------------------------------------------------------- */
 
 static gpointer
 recorder_thread (gpointer data)
@@ -476,7 +298,7 @@ recorder_thread (gpointer data)
           run_probes ();
           next_probe += PROBE_US;
         }
-      flush_to_file (self);
+      ds_recorder_format_flush (self);
       g_mutex_lock (&self->lock);
     }
   g_mutex_unlock (&self->lock);
@@ -855,7 +677,7 @@ ds_recorder_start (DsRecorder  *self,
           g_mutex_unlock (&state_lock);
           return FALSE;
         }
-      append_header (self, header, 0);
+      ds_recorder_format_header (header, ds_recorder_get_interval (self), self->capacity, 0);
       fwrite (header->str, 1, header->len, out);
       fflush (out);
     }
@@ -866,7 +688,7 @@ ds_recorder_start (DsRecorder  *self,
   self->out_cursor = 0;
   self->n_lost = 0;
   self->stopping = FALSE;
-  self->start_ns = now_ns ();
+  self->start_ns = ds_recorder_now_ns ();
   self->running = TRUE;
 
   __atomic_store_n (&running_interval_ns,
@@ -921,7 +743,7 @@ ds_recorder_stop (DsRecorder *self)
   while (__atomic_load_n (&in_flight, __ATOMIC_SEQ_CST) != 0)
     g_thread_yield ();
 
-  flush_to_file (self);
+  ds_recorder_format_flush (self);
   if (self->out != NULL)
     {
       fclose (self->out);
@@ -1014,9 +836,9 @@ ds_recorder_write (DsRecorder  *self,
 
   /* The ring is replaced by a start. */
   g_mutex_lock (&state_lock);
-  ds_recorder_ring_read (self->ring, &cursor, &lost, append_sample, samples);
+  ds_recorder_ring_read (self->ring, &cursor, &lost, ds_recorder_format_sample, samples);
   g_mutex_unlock (&state_lock);
-  append_header (self, out, lost);
+  ds_recorder_format_header (out, ds_recorder_get_interval (self), self->capacity, lost);
   g_string_append_len (out, samples->str, (gssize) samples->len);
 
   return g_file_set_contents (path, out->str, (gssize) out->len, error);
