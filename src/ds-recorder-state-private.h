@@ -3,8 +3,10 @@
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The DsRecorder instance, which ds-recorder.c (the object and its API)
- * and ds-recorder-format.c (its file) share, and the clock its samples
+ * The DsRecorder instance and the one running recorder, which
+ * ds-recorder.c (the object and its API) starts and stops,
+ * ds-recorder-report.c (what reporters call) reads and
+ * ds-recorder-format.c (the file) writes out; and the clock its samples
  * are stamped with.
  */
 
@@ -17,6 +19,14 @@
 #include "ds-recorder-ring-private.h"
 
 G_BEGIN_DECLS
+
+typedef struct
+{
+  guint               id;
+  DsRecorderWatchFunc func;
+  gpointer            user_data;
+  GDestroyNotify      notify;
+} DsRecorderWatch;
 
 struct _DsRecorder
 {
@@ -40,10 +50,24 @@ struct _DsRecorder
   guint64          n_lost;        /* atomic */
 
   GRWLock          watch_lock;
-  GArray          *watches;       /* of Watch (ds-recorder.c), under watch_lock */
+  GArray          *watches;       /* of DsRecorderWatch, under watch_lock */
   guint            next_watch_id;
   gint             n_watches;     /* atomic */
 };
+
+/* The running recorder (atomic; it holds a reference), set and cleared
+ * by ds-recorder.c under its state lock, read by reporters. */
+extern DsRecorder *ds_recorder_running;
+/* Reports under way (atomic): reporters enter, read the running
+ * recorder, leave; ds_recorder_stop () waits for none. */
+extern gint ds_recorder_in_flight;
+/* The running recorder's interval, in ns (atomic). */
+extern gint64 ds_recorder_running_interval_ns;
+/* Set while this thread calls watches, to refuse what would deadlock. */
+extern __thread gboolean ds_recorder_in_watch;
+
+/* Calls every probe once (ds_recorder_add_probe ()). */
+void ds_recorder_run_probes (void);
 
 /* The monotonic clock, in ns: samples' times are counted from start_ns. */
 static inline gint64
