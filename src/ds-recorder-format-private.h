@@ -11,7 +11,7 @@
 
 #pragma once
 
-#include "ds-recorder.h"
+#include "ds-recorder-state-private.h"
 
 G_BEGIN_DECLS
 
