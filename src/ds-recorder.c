@@ -3,13 +3,15 @@
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * How it works: ds-recorder-private.h says how the library reports; the
- * samples go into a ring (ds-recorder-ring-private.h). A running recorder
- * has one thread of its own that calls the probes (a look at every pool)
- * every 100 ms and, with a file, appends what the ring got since to it
- * every 10 ms. Stopping waits for the reports under way (a count of them:
- * reporters enter, read the running recorder, leave), so a recorder and
- * its watches are never used after ds_recorder_stop () returns.
+ * How it works: ds-recorder-private.h says how the library reports
+ * (ds-recorder-report.c); the samples go into a ring
+ * (ds-recorder-ring-private.h). A running recorder has one thread of its
+ * own that calls the probes (a look at every pool) every 100 ms and,
+ * with a file, appends what the ring got since to it every 10 ms, in the
+ * format of ds-recorder-format.c. Stopping waits for the reports under
+ * way (a count of them: reporters enter, read the running recorder,
+ * leave), so a recorder and its watches are never used after
+ * ds_recorder_stop () returns.
  */
 
 #include "config.h"
@@ -17,14 +19,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <glib/gstdio.h>
 
-#include "ds-recorder-private.h"
-#include "ds-recorder-ring-private.h"
-#include "ds-enum-types.h"
+#include "ds-recorder-state-private.h"
+#include "ds-recorder-format-private.h"
 #include "ds-error.h"
 
 /* How often the recorder's thread looks at every pool, and how often it
@@ -32,51 +31,6 @@
  * that time only at millions of samples a second). */
 #define PROBE_US (100 * G_TIME_SPAN_MILLISECOND)
 #define WRITE_US (10 * G_TIME_SPAN_MILLISECOND)
-
-/* The first line of every recording: the format's name and version. */
-#define FORMAT_LINE "# ds memory recording, format 1\n"
-#define HEADER_LINE "time,event,source,id,kind,device,count,bytes,held,in_use,pending,peak,pool,label\n"
-
-typedef struct
-{
-  guint               id;
-  DsRecorderWatchFunc func;
-  gpointer            user_data;
-  GDestroyNotify      notify;
-} Watch;
-
-typedef struct
-{
-  gpointer        owner;
-  DsRecorderProbe probe;
-} Probe;
-
-struct _DsRecorder
-{
-  GObject          parent_instance;
-
-  guint            capacity;
-  char            *file;
-  guint            interval;      /* ms, atomic */
-
-  DsRecorderRing  *ring;
-  gint64           start_ns;      /* the monotonic clock when it started */
-  gboolean         running;       /* under state_lock */
-
-  /* The recorder's thread: probes and the file. */
-  GThread         *thread;
-  GMutex           lock;
-  GCond            cond;
-  gboolean         stopping;      /* under lock */
-  FILE            *out;           /* the thread's, or the stopper's once it is gone */
-  guint64          out_cursor;
-  guint64          n_lost;        /* atomic */
-
-  GRWLock          watch_lock;
-  GArray          *watches;       /* of Watch, under watch_lock */
-  guint            next_watch_id;
-  gint             n_watches;     /* atomic */
-};
 
 enum
 {
@@ -94,365 +48,11 @@ static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_FINAL_TYPE (DsRecorder, ds_recorder, G_TYPE_OBJECT)
 
-/* The one running recorder and what reporters read of it. */
-gint ds_recorder_on;
-gint ds_recorder_watched;
-static DsRecorder *running_recorder;   /* atomic; it holds a reference */
-static gint in_flight;                 /* atomic: reports under way */
-static gint64 running_interval_ns;     /* atomic */
+/* Held to change which recorder runs (ds-recorder-state-private.h) and a
+ * recorder's ring. */
 static GMutex state_lock;
 
-static guint64 next_ids[DS_RECORDER_SOURCE_RECORDER + 1];
-
-static GMutex probe_lock;
-static GArray *probes;                 /* of Probe, under probe_lock */
-
-/* Set while this thread calls watches, to refuse what would deadlock. */
-static __thread gboolean in_watch;
-
-
-static inline gint64
-now_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
-}
-
-/* The same clock as a few ms ticks (Linux: the scheduler's), read about
- * ten times faster: enough to space samples kept an interval apart. */
-static inline gint64
-coarse_now_ns (void)
-{
-  struct timespec ts;
-
-#ifdef CLOCK_MONOTONIC_COARSE
-  clock_gettime (CLOCK_MONOTONIC_COARSE, &ts);
-#else
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-#endif
-  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
-}
-
-/* Reporting (ds-recorder-private.h) ----------------------------------------------- */
-
-/* A thread's count of one source's frequent events of one kind, in a
- * small table of its own: a key lives in one of PROBES slots from where
- * its hash points; a key that finds none takes the slot whose next sample
- * is due soonest, and the events counted there are dropped (a sample may
- * then stand for fewer events than there were). */
-typedef struct
-{
-  guint64 key;
-  gint64  next;     /* the clock from which the next event is kept */
-  guint   count;
-  guint64 bytes;
-} LocalCount;
-
-#define N_LOCAL_COUNTS 64   /* a power of two */
-#define PROBES         4
-
-static __thread LocalCount local_counts[N_LOCAL_COUNTS];
-
-gboolean
-ds_recorder_admit (DsRecorderSource  source,
-                   guint64           id,
-                   DsRecorderEvent   event,
-                   DsMemoryKind      kind,
-                   guint64           bytes,
-                   DsRecorderSample *sample)
-{
-  gint64 interval = __atomic_load_n (&running_interval_ns, __ATOMIC_RELAXED);
-  guint64 key = id ^ ((guint64) source << 62) ^ ((guint64) event << 56) ^ ((guint64) kind << 52);
-  LocalCount *c;
-  gint64 now;
-
-  if (interval == 0)
-    {
-      sample->count = 1;
-      sample->bytes = bytes;
-      return TRUE;
-    }
-
-  {
-    guint first = (guint) ((key * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 58);
-
-    c = NULL;
-    for (guint i = 0; i < PROBES && c == NULL; i++)
-      if (local_counts[(first + i) % N_LOCAL_COUNTS].key == key)
-        c = &local_counts[(first + i) % N_LOCAL_COUNTS];
-    if (c == NULL)
-      {
-        c = &local_counts[first];
-        for (guint i = 1; i < PROBES; i++)
-          if (local_counts[(first + i) % N_LOCAL_COUNTS].next < c->next)
-            c = &local_counts[(first + i) % N_LOCAL_COUNTS];
-        c->key = key;
-        c->next = 0;
-        c->count = 0;
-        c->bytes = 0;
-      }
-  }
-  c->count++;
-  c->bytes += bytes;
-  now = coarse_now_ns ();
-  if (now < c->next)
-    return FALSE;
-
-  c->next = now + interval;
-  sample->count = c->count;
-  sample->bytes = c->bytes;
-  c->count = 0;
-  c->bytes = 0;
-  return TRUE;
-}
-
-static void
-call_watches (DsRecorder             *self,
-              const DsRecorderSample *sample)
-{
-  g_rw_lock_reader_lock (&self->watch_lock);
-  in_watch = TRUE;
-  for (guint i = 0; i < self->watches->len; i++)
-    {
-      Watch *w = &g_array_index (self->watches, Watch, i);
-
-      w->func (self, sample, w->user_data);
-    }
-  in_watch = FALSE;
-  g_rw_lock_reader_unlock (&self->watch_lock);
-}
-
-void
-ds_recorder_record (DsRecorderSample *sample,
-                    DsRecorderTo      to)
-{
-  DsRecorder *self;
-
-  __atomic_add_fetch (&in_flight, 1, __ATOMIC_SEQ_CST);
-  self = __atomic_load_n (&running_recorder, __ATOMIC_SEQ_CST);
-  if (self != NULL)
-    {
-      sample->time = (guint64) (now_ns () - self->start_ns);
-      if (to & DS_RECORDER_KEEP)
-        ds_recorder_ring_push (self->ring, sample);
-      if ((to & DS_RECORDER_WATCH) && !in_watch &&
-          __atomic_load_n (&self->n_watches, __ATOMIC_RELAXED) != 0)
-        call_watches (self, sample);
-    }
-  __atomic_sub_fetch (&in_flight, 1, __ATOMIC_SEQ_CST);
-}
-
-guint64
-ds_recorder_next_id (DsRecorderSource source)
-{
-  return __atomic_add_fetch (&next_ids[source], 1, __ATOMIC_RELAXED);
-}
-
-static GQuark
-id_quark (void)
-{
-  static GQuark quark;
-
-  if (G_UNLIKELY (quark == 0))
-    quark = g_quark_from_static_string ("ds-recorder-id");
-  return quark;
-}
-
-guint64
-ds_recorder_tag (GObject          *object,
-                 DsRecorderSource  source)
-{
-  guint64 id = ds_recorder_next_id (source);
-
-  g_object_set_qdata (object, id_quark (), GSIZE_TO_POINTER ((gsize) id));
-  return id;
-}
-
-guint64
-ds_recorder_id_of (gpointer object)
-{
-  if (object == NULL)
-    return 0;
-  return GPOINTER_TO_SIZE (g_object_get_qdata (object, id_quark ()));
-}
-
-void
-ds_recorder_add_probe (gpointer        owner,
-                       DsRecorderProbe probe)
-{
-  Probe p = { owner, probe };
-
-  g_mutex_lock (&probe_lock);
-  if (probes == NULL)
-    probes = g_array_new (FALSE, FALSE, sizeof (Probe));
-  g_array_append_val (probes, p);
-  g_mutex_unlock (&probe_lock);
-}
-
-void
-ds_recorder_remove_probe (gpointer owner)
-{
-  g_mutex_lock (&probe_lock);
-  for (guint i = 0; probes != NULL && i < probes->len; i++)
-    if (g_array_index (probes, Probe, i).owner == owner)
-      {
-        g_array_remove_index_fast (probes, i);
-        break;
-      }
-  g_mutex_unlock (&probe_lock);
-}
-
-static void
-run_probes (void)
-{
-  g_mutex_lock (&probe_lock);
-  for (guint i = 0; probes != NULL && i < probes->len; i++)
-    {
-      Probe *p = &g_array_index (probes, Probe, i);
-
-      p->probe (p->owner);
-    }
-  g_mutex_unlock (&probe_lock);
-}
-
-/* The format ---------------------------------------------------------------------- */
-
-static const char *
-event_nick (DsRecorderEvent event)
-{
-  static const char *nicks[DS_RECORDER_EVENT_LOST + 1];
-  static gsize once;
-
-  if (g_once_init_enter (&once))
-    {
-      GEnumClass *klass = g_type_class_ref (DS_TYPE_RECORDER_EVENT);
-
-      for (guint i = 0; i < G_N_ELEMENTS (nicks); i++)
-        nicks[i] = g_enum_get_value (klass, (gint) i)->value_nick;
-      g_type_class_unref (klass);
-      g_once_init_leave (&once, 1);
-    }
-
-  return (guint) event < G_N_ELEMENTS (nicks) ? nicks[event] : "unknown";
-}
-
-static const char *
-source_nick (DsRecorderSource source)
-{
-  static const char * const nicks[] = { "pool", "scratchpad", "stream", "recorder" };
-
-  return (guint) source < G_N_ELEMENTS (nicks) ? nicks[source] : "unknown";
-}
-
-static const char *
-kind_nick (const DsRecorderSample *sample)
-{
-  static const char * const nicks[] = { "host", "pinned", "device", "managed" };
-
-  if (sample->source != DS_RECORDER_SOURCE_POOL &&
-      sample->source != DS_RECORDER_SOURCE_SCRATCHPAD)
-    return "";
-  return DS_MEMORY_KIND_IS_VALID (sample->kind) ? nicks[sample->kind] : "";
-}
-
-/* A CSV field: quoted when it holds a comma, a quote or a line break. */
-static void
-append_text (GString    *out,
-             const char *text)
-{
-  if (text == NULL)
-    return;
-  if (strpbrk (text, ",\"\r\n") == NULL)
-    {
-      g_string_append (out, text);
-      return;
-    }
-
-  g_string_append_c (out, '"');
-  for (const char *c = text; *c != '\0'; c++)
-    {
-      if (*c == '"')
-        g_string_append_c (out, '"');
-      g_string_append_c (out, *c);
-    }
-  g_string_append_c (out, '"');
-}
-
-static void
-append_sample (const DsRecorderSample *s,
-               gpointer                user_data)
-{
-  GString *out = user_data;
-
-  g_string_append_printf (out,
-                          "%" G_GUINT64_FORMAT ".%09" G_GUINT64_FORMAT ",%s,%s,%" G_GUINT64_FORMAT
-                          ",%s,%d,%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-                          ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",",
-                          s->time / 1000000000, s->time % 1000000000,
-                          event_nick (s->event), source_nick (s->source), s->id,
-                          kind_nick (s), s->device, s->count, s->bytes, s->held, s->in_use,
-                          s->pending, s->peak, s->pool);
-  append_text (out, s->label);
-  g_string_append_c (out, '\n');
-}
-
-static void
-append_lost (GString *out,
-             guint64  time,
-             guint64  lost)
-{
-  DsRecorderSample s = { 0, };
-
-  s.time = time;
-  s.event = DS_RECORDER_EVENT_LOST;
-  s.source = DS_RECORDER_SOURCE_RECORDER;
-  s.device = -1;
-  s.count = (guint) MIN (lost, G_MAXUINT);
-  append_sample (&s, out);
-}
-
-static void
-append_header (DsRecorder *self,
-               GString    *out,
-               guint64     overwritten)
-{
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree char *when = g_date_time_format_iso8601 (now);
-
-  g_string_append (out, FORMAT_LINE);
-  g_string_append_printf (out, "# written %s by process %d; interval %u ms, capacity %u samples\n",
-                          when, (int) getpid (), ds_recorder_get_interval (self), self->capacity);
-  if (overwritten != 0)
-    g_string_append_printf (out, "# %" G_GUINT64_FORMAT " earlier samples were overwritten\n",
-                            overwritten);
-  g_string_append (out, HEADER_LINE);
-}
-
-/* Appends what the ring got since the last call to the file. Called by
- * the recorder's thread, or by the stopper once it is gone. */
-static void
-flush_to_file (DsRecorder *self)
-{
-  g_autoptr(GString) out = g_string_new (NULL);
-  guint64 lost = 0;
-
-  if (self->out == NULL)
-    return;
-
-  ds_recorder_ring_read (self->ring, &self->out_cursor, &lost, append_sample, out);
-  if (lost != 0)
-    {
-      append_lost (out, (guint64) (now_ns () - self->start_ns), lost);
-      __atomic_add_fetch (&self->n_lost, lost, __ATOMIC_RELAXED);
-    }
-  if (out->len != 0)
-    {
-      fwrite (out->str, 1, out->len, self->out);
-      fflush (self->out);
-    }
-}
+/* The recorder's thread ----------------------------------------------------------- */
 
 static gpointer
 recorder_thread (gpointer data)
@@ -473,10 +73,10 @@ recorder_thread (gpointer data)
       g_mutex_unlock (&self->lock);
       if (g_get_monotonic_time () >= next_probe)
         {
-          run_probes ();
+          ds_recorder_run_probes ();
           next_probe += PROBE_US;
         }
-      flush_to_file (self);
+      ds_recorder_format_flush (self);
       g_mutex_lock (&self->lock);
     }
   g_mutex_unlock (&self->lock);
@@ -495,13 +95,13 @@ ds_recorder_dispose (GObject *object)
   /* Running, it holds a reference of its own: not here. */
   g_rw_lock_writer_lock (&self->watch_lock);
   watches = g_steal_pointer (&self->watches);
-  self->watches = g_array_new (FALSE, FALSE, sizeof (Watch));
+  self->watches = g_array_new (FALSE, FALSE, sizeof (DsRecorderWatch));
   __atomic_store_n (&self->n_watches, 0, __ATOMIC_RELAXED);
   g_rw_lock_writer_unlock (&self->watch_lock);
 
   for (guint i = 0; i < watches->len; i++)
     {
-      Watch *w = &g_array_index (watches, Watch, i);
+      DsRecorderWatch *w = &g_array_index (watches, DsRecorderWatch, i);
 
       if (w->notify != NULL)
         w->notify (w->user_data);
@@ -695,7 +295,7 @@ ds_recorder_init (DsRecorder *self)
 {
   self->capacity = DS_RECORDER_DEFAULT_CAPACITY;
   self->interval = DS_RECORDER_DEFAULT_INTERVAL;
-  self->watches = g_array_new (FALSE, FALSE, sizeof (Watch));
+  self->watches = g_array_new (FALSE, FALSE, sizeof (DsRecorderWatch));
   self->next_watch_id = 1;
   g_rw_lock_init (&self->watch_lock);
   g_mutex_init (&self->lock);
@@ -797,7 +397,7 @@ ds_recorder_dup_running (void)
   ds_recorder_start_from_environment ();
 
   g_mutex_lock (&state_lock);
-  self = running_recorder != NULL ? g_object_ref (running_recorder) : NULL;
+  self = ds_recorder_running != NULL ? g_object_ref (ds_recorder_running) : NULL;
   g_mutex_unlock (&state_lock);
 
   return self;
@@ -827,16 +427,16 @@ ds_recorder_start (DsRecorder  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   g_mutex_lock (&state_lock);
-  if (running_recorder == self)
+  if (ds_recorder_running == self)
     {
       g_mutex_unlock (&state_lock);
       return TRUE;
     }
-  if (running_recorder != NULL)
+  if (ds_recorder_running != NULL)
     {
       g_set_error (error, DS_ERROR, DS_ERROR_BUSY,
                    "Another recorder is running (one recorder runs at a time%s)",
-                   running_recorder->file != NULL ? ", and DS_RECORD may have started it" : "");
+                   ds_recorder_running->file != NULL ? ", and DS_RECORD may have started it" : "");
       g_mutex_unlock (&state_lock);
       return FALSE;
     }
@@ -855,7 +455,7 @@ ds_recorder_start (DsRecorder  *self,
           g_mutex_unlock (&state_lock);
           return FALSE;
         }
-      append_header (self, header, 0);
+      ds_recorder_format_header (header, ds_recorder_get_interval (self), self->capacity, 0);
       fwrite (header->str, 1, header->len, out);
       fflush (out);
     }
@@ -866,13 +466,13 @@ ds_recorder_start (DsRecorder  *self,
   self->out_cursor = 0;
   self->n_lost = 0;
   self->stopping = FALSE;
-  self->start_ns = now_ns ();
+  self->start_ns = ds_recorder_now_ns ();
   self->running = TRUE;
 
-  __atomic_store_n (&running_interval_ns,
+  __atomic_store_n (&ds_recorder_running_interval_ns,
                     (gint64) ds_recorder_get_interval (self) * G_GINT64_CONSTANT (1000000),
                     __ATOMIC_RELAXED);
-  __atomic_store_n (&running_recorder, g_object_ref (self), __ATOMIC_SEQ_CST);
+  __atomic_store_n (&ds_recorder_running, g_object_ref (self), __ATOMIC_SEQ_CST);
   __atomic_store_n (&ds_recorder_watched, __atomic_load_n (&self->n_watches, __ATOMIC_RELAXED) != 0,
                     __ATOMIC_RELAXED);
   __atomic_store_n (&ds_recorder_on, 1, __ATOMIC_RELAXED);
@@ -897,10 +497,10 @@ void
 ds_recorder_stop (DsRecorder *self)
 {
   g_return_if_fail (DS_IS_RECORDER (self));
-  g_return_if_fail (!in_watch);
+  g_return_if_fail (!ds_recorder_in_watch);
 
   g_mutex_lock (&state_lock);
-  if (running_recorder != self)
+  if (ds_recorder_running != self)
     {
       g_mutex_unlock (&state_lock);
       return;
@@ -913,15 +513,15 @@ ds_recorder_stop (DsRecorder *self)
   g_thread_join (g_steal_pointer (&self->thread));
 
   /* The end of the recording: where every pool stands. */
-  run_probes ();
+  ds_recorder_run_probes ();
 
   __atomic_store_n (&ds_recorder_on, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&ds_recorder_watched, 0, __ATOMIC_RELAXED);
-  __atomic_store_n (&running_recorder, NULL, __ATOMIC_SEQ_CST);
-  while (__atomic_load_n (&in_flight, __ATOMIC_SEQ_CST) != 0)
+  __atomic_store_n (&ds_recorder_running, NULL, __ATOMIC_SEQ_CST);
+  while (__atomic_load_n (&ds_recorder_in_flight, __ATOMIC_SEQ_CST) != 0)
     g_thread_yield ();
 
-  flush_to_file (self);
+  ds_recorder_format_flush (self);
   if (self->out != NULL)
     {
       fclose (self->out);
@@ -975,7 +575,7 @@ ds_recorder_mark (DsRecorder *self,
   g_return_if_fail (DS_IS_RECORDER (self));
   g_return_if_fail (label != NULL);
 
-  if (__atomic_load_n (&running_recorder, __ATOMIC_RELAXED) != self)
+  if (__atomic_load_n (&ds_recorder_running, __ATOMIC_RELAXED) != self)
     return;
 
   sample.event = DS_RECORDER_EVENT_MARK;
@@ -1014,9 +614,9 @@ ds_recorder_write (DsRecorder  *self,
 
   /* The ring is replaced by a start. */
   g_mutex_lock (&state_lock);
-  ds_recorder_ring_read (self->ring, &cursor, &lost, append_sample, samples);
+  ds_recorder_ring_read (self->ring, &cursor, &lost, ds_recorder_format_sample, samples);
   g_mutex_unlock (&state_lock);
-  append_header (self, out, lost);
+  ds_recorder_format_header (out, ds_recorder_get_interval (self), self->capacity, lost);
   g_string_append_len (out, samples->str, (gssize) samples->len);
 
   return g_file_set_contents (path, out->str, (gssize) out->len, error);
@@ -1089,9 +689,9 @@ ds_recorder_set_interval (DsRecorder *self,
     return;
 
   g_mutex_lock (&state_lock);
-  if (running_recorder == self)
-    __atomic_store_n (&running_interval_ns, (gint64) interval * G_GINT64_CONSTANT (1000000),
-                      __ATOMIC_RELAXED);
+  if (ds_recorder_running == self)
+    __atomic_store_n (&ds_recorder_running_interval_ns,
+                      (gint64) interval * G_GINT64_CONSTANT (1000000), __ATOMIC_RELAXED);
   g_mutex_unlock (&state_lock);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INTERVAL]);
 }
@@ -1148,7 +748,7 @@ static void
 update_watched (DsRecorder *self)
 {
   g_mutex_lock (&state_lock);
-  if (running_recorder == self)
+  if (ds_recorder_running == self)
     __atomic_store_n (&ds_recorder_watched, __atomic_load_n (&self->n_watches, __ATOMIC_RELAXED) != 0,
                       __ATOMIC_RELAXED);
   g_mutex_unlock (&state_lock);
@@ -1179,11 +779,11 @@ ds_recorder_add_watch (DsRecorder          *self,
                        gpointer             user_data,
                        GDestroyNotify       notify)
 {
-  Watch w = { 0, func, user_data, notify };
+  DsRecorderWatch w = { 0, func, user_data, notify };
 
   g_return_val_if_fail (DS_IS_RECORDER (self), 0);
   g_return_val_if_fail (func != NULL, 0);
-  g_return_val_if_fail (!in_watch, 0);
+  g_return_val_if_fail (!ds_recorder_in_watch, 0);
 
   g_rw_lock_writer_lock (&self->watch_lock);
   w.id = self->next_watch_id++;
@@ -1208,16 +808,16 @@ void
 ds_recorder_remove_watch (DsRecorder *self,
                           guint       id)
 {
-  Watch removed = { 0, };
+  DsRecorderWatch removed = { 0, };
 
   g_return_if_fail (DS_IS_RECORDER (self));
-  g_return_if_fail (!in_watch);
+  g_return_if_fail (!ds_recorder_in_watch);
 
   g_rw_lock_writer_lock (&self->watch_lock);
   for (guint i = 0; i < self->watches->len; i++)
-    if (g_array_index (self->watches, Watch, i).id == id)
+    if (g_array_index (self->watches, DsRecorderWatch, i).id == id)
       {
-        removed = g_array_index (self->watches, Watch, i);
+        removed = g_array_index (self->watches, DsRecorderWatch, i);
         g_array_remove_index (self->watches, i);
         break;
       }
