@@ -45,16 +45,23 @@ GST_DEBUG_CATEGORY_STATIC (ds_gst_memory_tracer_debug);
 /* The recorder the tracer starts when none runs: it only needs to run. */
 #define OWN_RECORDER_CAPACITY 1024
 
+/* Whose code runs: the element of @from's peer, or @element. The hooks
+ * only take a reference to @from: GStreamer may call them with @from's
+ * lock held (1.26 does for sticky events), so its peer and that peer's
+ * element are looked up when a scratchpad takes a block, once. */
 typedef struct
 {
-  GstElement *element;   /* NULL: none */
-  GstPad     *pad;       /* NULL: none */
+  GstPad     *from;        /* NULL: @element is known */
+  GstElement *element;     /* NULL: none, or not looked up yet */
+  GstPad     *pad;         /* NULL: none, or not looked up yet */
+  gboolean    looked_up;
 } Context;
 
 typedef struct
 {
-  GArray     *stack;     /* of Context */
-  GstElement *origin;    /* the element that pushed last from this thread */
+  GArray     *stack;          /* of Context */
+  GstPad     *origin;         /* the pad this thread pushed from last */
+  GstElement *origin_element; /* its element, once looked up */
 } ThreadContext;
 
 /* What one scratchpad holds, and the element it is attributed to. */
@@ -99,6 +106,7 @@ static const char * const kind_names[DS_N_MEMORY_KINDS] = { "host", "pinned", "d
 static void
 context_clear (Context *c)
 {
+  gst_clear_object (&c->from);
   gst_clear_object (&c->element);
   gst_clear_object (&c->pad);
 }
@@ -110,6 +118,7 @@ thread_context_free (gpointer data)
 
   g_array_free (tc->stack, TRUE);
   gst_clear_object (&tc->origin);
+  gst_clear_object (&tc->origin_element);
   g_free (tc);
 }
 
@@ -155,12 +164,12 @@ pad_element (GstPad *pad)
   return (GstElement *) parent;
 }
 
-/* Code of @pad's element runs on this thread now (@pad may be NULL). */
+/* The element of @pad's peer runs on this thread now. */
 static void
-enter_pad (GstPad *pad)
+enter_peer_of (GstPad *pad)
 {
   ThreadContext *tc = get_thread_context ();
-  Context c = { pad_element (pad), pad != NULL ? gst_object_ref (pad) : NULL };
+  Context c = { gst_object_ref (pad), NULL, NULL, FALSE };
 
   g_array_append_val (tc->stack, c);
 }
@@ -169,7 +178,7 @@ static void
 enter_element (GstElement *element)
 {
   ThreadContext *tc = get_thread_context ();
-  Context c = { gst_object_ref (element), NULL };
+  Context c = { NULL, gst_object_ref (element), NULL, TRUE };
 
   g_array_append_val (tc->stack, c);
 }
@@ -189,18 +198,37 @@ static void
 enter_push (GstPad *pad)
 {
   ThreadContext *tc = get_thread_context ();
-  GstPad *peer = gst_pad_get_peer (pad);
 
-  if (tc->stack->len == 0)
+  if (tc->stack->len == 0 && tc->origin != pad)
     {
-      GstElement *pusher = pad_element (pad);
-
-      if (pusher != NULL)
-        gst_object_replace ((GstObject **) &tc->origin, GST_OBJECT (pusher));
-      gst_clear_object (&pusher);
+      gst_object_replace ((GstObject **) &tc->origin, GST_OBJECT (pad));
+      gst_clear_object (&tc->origin_element);
     }
-  enter_pad (peer);
-  gst_clear_object (&peer);
+  enter_peer_of (pad);
+}
+
+/* Looks up whose code runs on this thread, where the hooks left it to
+ * later; called outside the tracer's lock, when a scratchpad takes a
+ * block, on a thread that runs that element's code and so holds no lock
+ * of the pad it was pushed from. */
+static void
+look_up_here (void)
+{
+  ThreadContext *tc = get_thread_context ();
+  Context *top = NULL;
+
+  if (tc->stack->len > 0)
+    {
+      top = &g_array_index (tc->stack, Context, tc->stack->len - 1);
+      if (!top->looked_up)
+        {
+          top->pad = gst_pad_get_peer (top->from);
+          top->element = pad_element (top->pad);
+          top->looked_up = TRUE;
+        }
+    }
+  if ((top == NULL || top->element == NULL) && tc->origin != NULL && tc->origin_element == NULL)
+    tc->origin_element = pad_element (tc->origin);
 }
 
 static void
@@ -246,10 +274,7 @@ do_pull_range_pre (GObject      *self,
                    guint64       offset,
                    guint         size)
 {
-  GstPad *peer = gst_pad_get_peer (pad);
-
-  enter_pad (peer);
-  gst_clear_object (&peer);
+  enter_peer_of (pad);
 }
 
 static void
@@ -268,10 +293,7 @@ do_query_pre (GObject      *self,
               GstPad       *pad,
               GstQuery     *query)
 {
-  GstPad *peer = gst_pad_get_peer (pad);
-
-  enter_pad (peer);
-  gst_clear_object (&peer);
+  enter_peer_of (pad);
 }
 
 static void
@@ -316,7 +338,10 @@ scratch_free (gpointer data)
   g_free (sc);
 }
 
-/* A scratchpad taking its first block here: whose code runs now. */
+/* A scratchpad taking its first block here: whose code runs now, as
+ * look_up_here () found it. The names are read as GStreamer's debug log
+ * reads them, without the objects' locks, which the running code may
+ * hold. */
 static Scratch *
 scratch_new_here (void)
 {
@@ -333,11 +358,11 @@ scratch_new_here (void)
       pad = top->pad;
     }
   if (element == NULL)
-    element = tc->origin;
+    element = tc->origin_element;
 
   sc->element_id = element != NULL ? g_strdup_printf ("%p", (void *) element) : g_strdup ("none");
-  sc->element = element != NULL ? gst_object_get_name (GST_OBJECT (element)) : g_strdup ("none");
-  sc->pad = pad != NULL ? gst_object_get_name (GST_OBJECT (pad)) : g_strdup ("none");
+  sc->element = g_strdup (element != NULL ? GST_STR_NULL (GST_OBJECT_NAME (element)) : "none");
+  sc->pad = g_strdup (pad != NULL ? GST_STR_NULL (GST_OBJECT_NAME (pad)) : "none");
 
   return sc;
 }
@@ -364,6 +389,8 @@ on_scratchpad (DsGstMemoryTracer      *self,
   if (!block && s->event != DS_RECORDER_EVENT_RELEASE)
     return;
 
+  if (block)
+    look_up_here ();
   g_mutex_lock (&self->lock);
   sc = g_hash_table_lookup (self->scratchpads, &s->id);
   if (sc == NULL)
