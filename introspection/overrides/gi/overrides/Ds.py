@@ -621,6 +621,9 @@ __all__ += ['Block', 'BlockView']
 # --- Ds.Scratchpad --------------------------------------------------------------
 
 _CO_OPTIMIZED = 0x0001
+# From Python 3.13 (PEP 667) a function frame's f_locals is a view of its
+# variables, not a snapshot kept on the frame that holds references too.
+_F_LOCALS_IS_A_VIEW = sys.version_info >= (3, 13)
 
 
 def _unpin_if_local(pin, frame):
@@ -632,16 +635,17 @@ def _unpin_if_local(pin, frame):
     block = pin()
     if block is None or frame is None:
         return
-    optimized = frame.f_code.co_flags & _CO_OPTIMIZED
-    namespace = frame.f_locals      # of a function: a snapshot kept on the frame
+    # A function's f_locals before 3.13: a snapshot kept on the frame.
+    snapshot = frame.f_code.co_flags & _CO_OPTIMIZED and not _F_LOCALS_IS_A_VIEW
+    namespace = frame.f_locals
     names = [name for name, value in namespace.items() if value is block]
     if not names:
         return
     # Less getrefcount's argument and our variable, the references are the
-    # frame's: a function's variables twice (its slots or cells, and the
-    # snapshot), a module's or class body's once.
-    only_local = sys.getrefcount(block) - 2 == len(names) * (2 if optimized else 1)
-    if optimized:
+    # frame's: each variable's once (a slot, a cell or a module's or class
+    # body's dict), and once more in a snapshot.
+    only_local = sys.getrefcount(block) - 2 == len(names) * (2 if snapshot else 1)
+    if snapshot:
         for name in names:      # the snapshot must not outlive the pin
             del namespace[name]
     if only_local:
