@@ -1,4 +1,5 @@
-/* ds-access-order.c
+/* ds-access-order.c: where work runs: the host or a CUDA stream, and waits
+ * between orders
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later

@@ -1,4 +1,4 @@
-/* ds-error.c
+/* ds-error.c: the DS_ERROR domain
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later

@@ -1,4 +1,4 @@
-/* ds-kernel-context.c
+/* ds-kernel-context.c: the order a piece of work runs in, and its scratchpad
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later

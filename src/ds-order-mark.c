@@ -1,4 +1,4 @@
-/* ds-order-mark.c
+/* ds-order-mark.c: a point in an access order that another order can wait for
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later

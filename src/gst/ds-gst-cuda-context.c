@@ -1,4 +1,4 @@
-/* ds-gst-cuda-context.c
+/* ds-gst-cuda-context.c: ds orders, scratchpads and pools on a GstCudaContext
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later

@@ -1,4 +1,4 @@
-/* ds-gst-cuda-stream.c
+/* ds-gst-cuda-stream.c: ds orders and scratchpads on a GstCudaStream
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later

@@ -1,4 +1,5 @@
-/* ds-gst-scratch-meta.c
+/* ds-gst-scratch-meta.c: a buffer's scratch memory, kept until the buffer
+ * and its readers are done
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later

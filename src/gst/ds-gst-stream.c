@@ -1,4 +1,4 @@
-/* ds-gst-stream.c
+/* ds-gst-stream.c: DsGstStream, a CUDA stream libds-gst makes for an element
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later

@@ -23,11 +23,7 @@
 # over every *-gpu program, SAN_TIMEOUT=150), abN (N alternating pairs of
 # each benchmark in AB_BENCHES, default bench-lifecycle, at
 # DS_BENCH_TIME=0.3, the ab/base build first, into $OUT/ab-BENCH-base-I.txt
-# and ab-BENCH-new-I.txt), thrabN (N alternating pairs of
-# whole bench-threads runs of the one library at DS_BENCH_TIME=0.3, the
-# second of each pair with the assignments in AB_ENV exported, e.g.
-# AB_ENV="DS_POOL_CHECK_EVERY_MAX=32"; into $OUT/thr-base-I.txt and
-# thr-new-I.txt), gst and gst-bench (the GStreamer
+# and ab-BENCH-new-I.txt), gst and gst-bench (the GStreamer
 # tests and bench-gst-scratch of a second bundle in $B/gst, its libraries
 # shared with $B/lib deleted: see HACKING.md). The device tool brings back only a
 # few files: OUT=/tmp/o ... then tar /tmp/o into the real $OUT.
@@ -53,15 +49,6 @@ for step in "$@"; do
         GST_PLUGIN_PATH="$G/data/build/examples/gst" \
         LD_LIBRARY_PATH="$G/data/build/examples/gst:$G/lib:$NEW" \
         timeout -k 5 $l "$G/bin/bench-gst-scratch" > "$OUT/gst-bench.txt" 2>&1 ;;
-    thrab*)  # thrabN: N alternating pairs of bench-threads, AB_ENV in the second of each
-      n=${step#thrab}
-      for ((i = 1; i <= n; i++)); do
-        for v in base new; do
-          l=$(left); ((l > 20)) || break 2
-          ( [[ $v == new ]] && for a in $AB_ENV; do export "$a"; done
-            G_DEBUG=gc-friendly DS_BENCH_TIME=0.3 LD_LIBRARY_PATH="$NEW" timeout -k 5 $l "$B/bin/bench-threads" ) > "$OUT/thr-$v-$i.txt" 2>&1
-        done
-      done ;;
     ab*)  # abN: N alternating pairs of each benchmark in AB_BENCHES, base first
       n=${step#ab}
       for ((i = 1; i <= n; i++)); do
