@@ -5,6 +5,7 @@
  */
 
 #include "config.h"
+#include "ds-gst-config.h"   /* DS_GST_HAVE_CUDA_STREAM, before its first use */
 
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudamemory.h>
