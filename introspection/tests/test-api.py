@@ -59,6 +59,7 @@ class TestWrongKindResources(DsTestCase):
         self.assertIn('device-resource', e.message)
         self.assertTrue(sp.alloc(HOST, 16).is_valid())
 
+    @made_up_handles
     def test_properties_read_back_what_is_in_effect(self):
         order = Ds.AccessOrder.new_for_handle(0x5000, 0)
         sp = Ds.Scratchpad(device_order=order)
@@ -372,6 +373,7 @@ class TestOrdersFromStreams(DsTestCase):
         self.assertEqual(order.get_stream_handle(), handle)
         self.assertEqual(order.get_device(), device)
 
+    @made_up_handles
     def test_ints(self):
         self.check(Ds.AccessOrder.from_stream(0x7f0000001000, 1), 0x7f0000001000, 1)
         # None, 0 and cudaStreamLegacy (1) are the legacy default stream.
@@ -381,6 +383,7 @@ class TestOrdersFromStreams(DsTestCase):
         self.assertEqual(repr(Ds.AccessOrder.from_stream(0x10, 3)),
                          '<Ds.AccessOrder stream 0x10 on device 3>')
 
+    @made_up_handles
     def test_stream_objects(self):
         self.check(Ds.AccessOrder.from_stream(FakeCudaCoreStream(0x1100, 1)), 0x1100, 1)
         self.check(Ds.AccessOrder.from_stream(FakeTorchStream(0x2200, 2)), 0x2200, 2)
@@ -399,6 +402,7 @@ class TestOrdersFromStreams(DsTestCase):
             with self.subTest(bad=bad):
                 self.assertRaises(error, Ds.AccessOrder.from_stream, bad)
 
+    @made_up_handles
     def test_scratchpad_on_stream_object(self):
         order = Ds.AccessOrder.from_stream(FakeTorchStream(0x2200, 0))
         sp = Ds.Scratchpad(device_order=order)

@@ -50,6 +50,7 @@ class TestAccessOrder(DsTestCase):
         self.assertEqual(order.get_stream_handle(), 0)
         self.assertTrue(order.equal(Ds.AccessOrder.new_host()))
 
+    @made_up_handles
     def test_stream_handle(self):
         order = Ds.AccessOrder.new_for_handle(0, -1)
         self.assertFalse(order.is_host())
@@ -70,6 +71,7 @@ class TestAccessOrder(DsTestCase):
         order = default_order()
         self.assertTrue(order.wait(host))
 
+    @made_up_handles
     def test_equality_is_by_value(self):
         host, other_host = Ds.AccessOrder.new_host(), Ds.AccessOrder.new_host()
         self.assertEqual(host, other_host)
@@ -88,6 +90,7 @@ class TestAccessOrder(DsTestCase):
         self.assertEqual(sp.get_device_order(), b)
         self.assertEqual(sp.props.device_order, b)
 
+    @made_up_handles
     def test_boxed_property_round_trip(self):
         order = Ds.AccessOrder.new_for_handle(0x1000, 0)
         sp = Ds.Scratchpad(device_order=order)

@@ -136,7 +136,7 @@ function gpuMissing() {
 const CASES = [
     ['size 0', () => attempt(() => new Ds.Scratchpad().alloc(HOST, 0, 0))],
     ['a size that overflows once padded', () => attempt(() => new Ds.Scratchpad().alloc(HOST, 2n ** 64n - 2n, 0))],
-    ['no upstream can give', () => attempt(() => new Ds.Scratchpad().alloc(HOST, 2 ** 40, 0))],
+    ['no upstream can give', () => attempt(() => new Ds.Scratchpad().alloc(HOST, 2 ** 50, 0))],
     ['not a power of two', () => attempt(() => new Ds.Scratchpad().alloc(HOST, 16, 3))],
     ['an unknown kind (`(DsMemoryKind) 42`', () => {
         const seen = attempt(() => new Ds.Scratchpad().alloc(42, 16, 0));

@@ -127,7 +127,7 @@ def case_overflow():
 
 
 def case_no_upstream():
-    seen = attempt(Ds.Scratchpad().alloc, HOST, 1 << 40)
+    seen = attempt(Ds.Scratchpad().alloc, HOST, 1 << 50)   # past any address space
     other = attempt(Ds.Scratchpad().alloc, HOST, 16, 1 << 63)
     assert type(other.value) is type(seen.value), (seen, other)
     return seen
