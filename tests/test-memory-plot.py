@@ -34,6 +34,7 @@ def png_size(path):
 
 
 TRACER_LOG = '''\
+0:00:00.004134866 1 0x1 DEBUG GST_TRACER gsttracerrecord.c:123:gst_tracer_record_build_format: new format string: dsmemory-scratch, ts=(guint64)%lu, thread-id=(uint)%u, element-id=(string)%s, element=(string)%s, pad=(string)%s, scratchpad=(guint64)%lu, kind=(string)%s, event=(string)%s, bytes=(guint64)%lu, held=(guint64)%lu, pool=(guint64)%lu;
 0:00:00.100000000 1 0x1 TRACE GST_TRACER :0:: dsmemory-pool, ts=(guint64)100000000, pool=(guint64)1, kind=(string)pinned, device=(int)0, event=(string)upstream-alloc, count=(uint)1, bytes=(guint64)4194304, held=(guint64)4194304, in-use=(guint64)4194304, pending=(guint64)0, peak=(guint64)4194304, label=(string)none;
 0:00:00.100000100 1 0x1 TRACE GST_TRACER :0:: dsmemory-scratch, ts=(guint64)100000100, thread-id=(uint)1, element-id=(string)0x2, element=(string)stats, pad=(string)sink, scratchpad=(guint64)1, kind=(string)pinned, event=(string)block, bytes=(guint64)4194304, held=(guint64)4194304, pool=(guint64)1;
 0:00:00.200000000 1 0x1 TRACE GST_TRACER :0:: dsmemory-scratch, ts=(guint64)200000000, thread-id=(uint)1, element-id=(string)0x2, element=(string)stats, pad=(string)sink, scratchpad=(guint64)1, kind=(string)pinned, event=(string)release, bytes=(guint64)4194304, held=(guint64)0, pool=(guint64)1;

@@ -503,9 +503,6 @@ main (int    argc,
       printf ("# default %s resource: %s\n",
               g_enum_to_string (DS_TYPE_MEMORY_KIND, kind), G_OBJECT_TYPE_NAME (c.pools[kind]));
     }
-  printf ("# pool policies: DS_POOL_RELEASE=%s DS_POOL_CROSS_STREAM=%s (unset: the defaults)\n",
-          g_getenv ("DS_POOL_RELEASE") ? g_getenv ("DS_POOL_RELEASE") : "unset",
-          g_getenv ("DS_POOL_CROSS_STREAM") ? g_getenv ("DS_POOL_CROSS_STREAM") : "unset");
 
   CHECK (cudaDeviceGetDefaultMemPool (&mempool, c.device));
   CHECK (cudaMemPoolSetAttribute (mempool, cudaMemPoolAttrReleaseThreshold, &threshold));
