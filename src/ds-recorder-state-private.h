@@ -69,6 +69,10 @@ extern __thread gboolean ds_recorder_in_watch;
 /* Calls every probe once (ds_recorder_add_probe ()). */
 void ds_recorder_run_probes (void);
 
+/* Tells reporters whether the running recorder, if it is @self, has
+ * watches (ds-recorder.c, under its state lock). */
+void ds_recorder_update_watched (DsRecorder *self);
+
 /* The monotonic clock, in ns: samples' times are counted from start_ns. */
 static inline gint64
 ds_recorder_now_ns (void)
