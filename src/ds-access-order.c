@@ -7,6 +7,13 @@
 
 #include "config.h"
 
+#include <errno.h>
+#ifdef __linux__
+# include <sys/syscall.h>
+# include <sys/uio.h>
+# include <unistd.h>
+#endif
+
 #include "ds-access-order-private.h"
 #include "ds-error.h"
 
@@ -120,6 +127,29 @@ ds_access_order_new_stream (gpointer stream,
   return self;
 }
 
+/* Whether @handle points at memory of this process. A stream handle is a
+ * pointer that the CUDA driver dereferences, so an integer that points
+ * nowhere (a device number, a made-up value) would crash it inside
+ * libcuda; one that points at memory may still not be a stream, which
+ * nothing can check. Reading one byte there with process_vm_readv ()
+ * fails with EFAULT instead of faulting; where the system refuses that
+ * call, the handle is taken as it is. */
+static gboolean
+handle_points_at_memory (guint64 handle)
+{
+#if defined (__linux__) && defined (SYS_process_vm_readv)
+  char byte;
+  struct iovec local = { &byte, 1 };
+  struct iovec remote = { (void *) (guintptr) handle, 1 };
+
+  if (syscall (SYS_process_vm_readv, (long) getpid (), &local, 1UL, &remote, 1UL, 0UL) == 1)
+    return TRUE;
+  return errno != EFAULT;
+#else
+  return TRUE;
+#endif
+}
+
 /**
  * ds_access_order_new_for_handle:
  * @stream_handle: a `cudaStream_t` as an integer (0 is the legacy default
@@ -131,16 +161,26 @@ ds_access_order_new_stream (gpointer stream,
  *
  * The handle must be that of a live stream (or 0, 1 for `cudaStreamLegacy`,
  * 2 for `cudaStreamPerThread`): a stream handle is a pointer that the CUDA
- * driver dereferences, and neither ds nor CUDA can check one, so any other
- * integer crashes the process on a machine with a GPU, as it does in every
- * CUDA binding.
+ * driver dereferences. An integer that points at no memory of the process
+ * (a device number, a made-up value) is refused with a critical; one that
+ * points at memory that is not a stream cannot be told apart, and crashes
+ * the process on a machine with a GPU, as it does in every CUDA binding.
  *
- * Returns: (transfer full): a new #DsAccessOrder
+ * Returns: (transfer full) (nullable): a new #DsAccessOrder, or `NULL`
+ *   for a handle that points at no memory
  */
 DsAccessOrder *
 ds_access_order_new_for_handle (guint64 stream_handle,
                                 gint    device)
 {
+  if (stream_handle > 2 && !handle_points_at_memory (stream_handle))
+    {
+      g_critical ("ds_access_order_new_for_handle: 0x%" G_GINT64_MODIFIER "x is not the "
+                  "handle of a CUDA stream: it points at no memory of this process",
+                  stream_handle);
+      return NULL;
+    }
+
   return ds_access_order_new_stream ((gpointer) (guintptr) stream_handle, device);
 }
 

@@ -122,6 +122,35 @@ test_host_order_no_cuda (void)
 }
 
 static void
+test_handle_pointing_nowhere (void)
+{
+  static const guint64 nowhere[] = { 3, 42, 0x1000, 0x7f00deadbe00, G_MAXUINT64 };
+
+  g_test_summary ("An integer stream handle that points at no memory of the "
+                  "process (which the CUDA driver would crash on) is refused "
+                  "with a critical and NULL; 0, 1 and 2 are the special streams");
+
+  for (guint i = 0; i < G_N_ELEMENTS (nowhere); i++)
+    {
+      DsAccessOrder *order;
+
+      g_test_expect_message ("Ds", G_LOG_LEVEL_CRITICAL,
+                             "*is not the handle of a CUDA stream*");
+      order = ds_access_order_new_for_handle (nowhere[i], 0);
+      g_test_assert_expected_messages ();
+      g_assert_null (order);
+    }
+
+  for (guint64 special = 0; special <= 2; special++)
+    {
+      g_autoptr(DsAccessOrder) order = ds_access_order_new_for_handle (special, 0);
+
+      g_assert_nonnull (order);
+      g_assert_true (ds_access_order_is_device (order));
+    }
+}
+
+static void
 test_stream_order_values (void)
 {
   g_autoptr(DsAccessOrder) a = ds_access_order_new_stream (STREAM_A, 3);
@@ -296,6 +325,7 @@ main (int    argc,
   g_test_add_func ("/Ds/AccessOrder/unset", test_unset_order);
   g_test_add_func ("/Ds/AccessOrder/host-no-cuda", test_host_order_no_cuda);
   g_test_add_func ("/Ds/AccessOrder/stream-values", test_stream_order_values);
+  g_test_add_func ("/Ds/AccessOrder/handle-pointing-nowhere", test_handle_pointing_nowhere);
   g_test_add_func ("/Ds/AccessOrder/no-device/default-stream", test_default_stream_no_device);
   g_test_add_func ("/Ds/AccessOrder/no-device/wait", test_wait_no_device);
   g_test_add_func ("/Ds/AccessOrder/wait-unset", test_wait_unset);

@@ -66,6 +66,15 @@ NO_GPU_REASON = None if GPU_ERROR is None else 'no usable GPU: ' + GPU_ERROR.mes
 # (ds_access_order_new_for_handle () says so): the cases that check the
 # value semantics of orders with made-up handles run where no GPU answers;
 # test-gpu.py checks orders of real streams.
+_FAKE_STREAMS = ctypes.create_string_buffer(4096)
+
+
+def fake_handle(i):
+    """A made-up stream handle: an integer that points at memory of this
+    process, as a stream handle does, but is no stream (the i-th of 256)."""
+    return ctypes.addressof(_FAKE_STREAMS) + 16 * i
+
+
 made_up_handles = unittest.skipIf(
     GPU_ERROR is None,
     'a made-up stream handle would crash the CUDA driver; test-gpu.py uses real streams')

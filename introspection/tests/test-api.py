@@ -61,7 +61,7 @@ class TestWrongKindResources(DsTestCase):
 
     @made_up_handles
     def test_properties_read_back_what_is_in_effect(self):
-        order = Ds.AccessOrder.new_for_handle(0x5000, 0)
+        order = Ds.AccessOrder.new_for_handle(fake_handle(5), 0)
         sp = Ds.Scratchpad(device_order=order)
         self.assertTrue(sp.props.pinned_dealloc_order.equal(order))
         self.assertTrue(sp.props.managed_dealloc_order.equal(order))
@@ -375,22 +375,22 @@ class TestOrdersFromStreams(DsTestCase):
 
     @made_up_handles
     def test_ints(self):
-        self.check(Ds.AccessOrder.from_stream(0x7f0000001000, 1), 0x7f0000001000, 1)
+        self.check(Ds.AccessOrder.from_stream(fake_handle(9), 1), fake_handle(9), 1)
         # None, 0 and cudaStreamLegacy (1) are the legacy default stream.
         for legacy in (None, 0, 1):
             self.assertEqual(Ds.AccessOrder.from_stream(legacy, 0).get_stream_handle(), 0)
         self.check(Ds.AccessOrder.from_stream(2, 0), 2, 0)  # per-thread
-        self.assertEqual(repr(Ds.AccessOrder.from_stream(0x10, 3)),
-                         '<Ds.AccessOrder stream 0x10 on device 3>')
+        self.assertEqual(repr(Ds.AccessOrder.from_stream(fake_handle(1), 3)),
+                         '<Ds.AccessOrder stream 0x%x on device 3>' % fake_handle(1))
 
     @made_up_handles
     def test_stream_objects(self):
-        self.check(Ds.AccessOrder.from_stream(FakeCudaCoreStream(0x1100, 1)), 0x1100, 1)
-        self.check(Ds.AccessOrder.from_stream(FakeTorchStream(0x2200, 2)), 0x2200, 2)
-        self.check(Ds.AccessOrder.from_stream(FakeCupyStream(0x3300, 3)), 0x3300, 3)
-        self.check(Ds.AccessOrder.from_stream(FakeNumbaStream(0x4400), 0), 0x4400, 0)
+        self.check(Ds.AccessOrder.from_stream(FakeCudaCoreStream(fake_handle(11), 1)), fake_handle(11), 1)
+        self.check(Ds.AccessOrder.from_stream(FakeTorchStream(fake_handle(22), 2)), fake_handle(22), 2)
+        self.check(Ds.AccessOrder.from_stream(FakeCupyStream(fake_handle(33), 3)), fake_handle(33), 3)
+        self.check(Ds.AccessOrder.from_stream(FakeNumbaStream(fake_handle(44)), 0), fake_handle(44), 0)
         # An explicit device wins over the stream's.
-        self.check(Ds.AccessOrder.from_stream(FakeCupyStream(0x3300, 3), 0), 0x3300, 0)
+        self.check(Ds.AccessOrder.from_stream(FakeCupyStream(fake_handle(33), 3), 0), fake_handle(33), 0)
 
     def test_not_streams(self):
         class Versioned:
@@ -404,9 +404,9 @@ class TestOrdersFromStreams(DsTestCase):
 
     @made_up_handles
     def test_scratchpad_on_stream_object(self):
-        order = Ds.AccessOrder.from_stream(FakeTorchStream(0x2200, 0))
+        order = Ds.AccessOrder.from_stream(FakeTorchStream(fake_handle(22), 0))
         sp = Ds.Scratchpad(device_order=order)
-        self.assertEqual(sp.get_device_order().get_stream_handle(), 0x2200)
+        self.assertEqual(sp.get_device_order().get_stream_handle(), fake_handle(22))
 
 
 class TestDocumentation(DsTestCase):

@@ -57,12 +57,19 @@ class TestAccessOrder(DsTestCase):
         self.assertTrue(order.is_device())
         self.assertEqual(order.get_stream_handle(), 0)
         self.assertFalse(order.equal(Ds.AccessOrder.new_host()))
-        # A stream handle is an integer: any value round-trips.
-        fake = Ds.AccessOrder.new_for_handle(0x7f00deadbe00, 0)
-        self.assertEqual(fake.get_stream_handle(), 0x7f00deadbe00)
+        # A stream handle is an integer that round-trips.
+        fake = Ds.AccessOrder.new_for_handle(fake_handle(7), 0)
+        self.assertEqual(fake.get_stream_handle(), fake_handle(7))
         self.assertEqual(fake.get_device(), 0)
         self.assertTrue(fake.equal(fake.copy()))
         self.assertFalse(fake.equal(order))
+
+    def test_handle_pointing_nowhere(self):
+        # An int that points at no memory would crash the CUDA driver.
+        for nowhere in (3, 42, 0x1000, 0x7f00deadbe00, (1 << 64) - 1):
+            with self.subTest(handle=nowhere):
+                self.assertRaises(ValueError, Ds.AccessOrder.new_for_handle, nowhere, 0)
+                self.assertRaises(ValueError, Ds.AccessOrder.from_stream, nowhere, 0)
 
     def test_host_wait_is_a_no_op(self):
         # Host orders never call into CUDA, even on a machine without one.
@@ -76,13 +83,13 @@ class TestAccessOrder(DsTestCase):
         host, other_host = Ds.AccessOrder.new_host(), Ds.AccessOrder.new_host()
         self.assertEqual(host, other_host)
         self.assertEqual(hash(host), hash(other_host))
-        a, b = Ds.AccessOrder.new_for_handle(0x10, 0), Ds.AccessOrder.new_for_handle(0x10, 0)
+        a, b = Ds.AccessOrder.new_for_handle(fake_handle(1), 0), Ds.AccessOrder.new_for_handle(fake_handle(1), 0)
         self.assertEqual(a, b)
         self.assertEqual(hash(a), hash(b))
         self.assertEqual(a, a.copy())
         self.assertNotEqual(a, host)
-        self.assertNotEqual(a, Ds.AccessOrder.new_for_handle(0x10, 1))
-        self.assertNotEqual(a, Ds.AccessOrder.new_for_handle(0x20, 0))
+        self.assertNotEqual(a, Ds.AccessOrder.new_for_handle(fake_handle(1), 1))
+        self.assertNotEqual(a, Ds.AccessOrder.new_for_handle(fake_handle(2), 0))
         self.assertEqual(len({host, other_host, a, b, a.copy()}), 2)
         self.assertNotEqual(host, 'host')
         self.assertFalse(host == None)  # noqa: E711
@@ -92,7 +99,7 @@ class TestAccessOrder(DsTestCase):
 
     @made_up_handles
     def test_boxed_property_round_trip(self):
-        order = Ds.AccessOrder.new_for_handle(0x1000, 0)
+        order = Ds.AccessOrder.new_for_handle(fake_handle(3), 0)
         sp = Ds.Scratchpad(device_order=order)
         self.assertTrue(sp.props.device_order.equal(order))
         self.assertTrue(sp.get_device_order().equal(order))

@@ -287,6 +287,9 @@ const CASES = [
         res.deallocate(a, 64, 16);
         res.deallocate(a, 64, 16);
         print('value stays');`)],
+    ['points at no memory of the process', () => criticalIn(`
+        if (Ds.AccessOrder.new_for_handle(0x1000, 0) === null)
+            print('value stays');`)],
 ];
 
 const table = readTable('gjs');

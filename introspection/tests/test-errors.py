@@ -371,6 +371,13 @@ def case_pool_twice():
     return seen
 
 
+def case_stream_handle_nowhere():
+    seen = attempt(Ds.AccessOrder.new_for_handle, 0x1000, 0)
+    other = attempt(Ds.AccessOrder.from_stream, 3, 0)
+    assert type(other.value) is type(seen.value), (seen, other)
+    return seen
+
+
 def case_raw_resource():
     res = Ds.HostMemoryResource.new()
     seen = attempt(res.deallocate, 0x1234, 16, 16)
@@ -410,6 +417,7 @@ CASES = [
     ('`*error` already set', case_error_set, None),
     ('given back to a `DsPoolResource` twice', case_pool_twice, None),
     ('given to a raw resource', case_raw_resource, None),
+    ('points at no memory of the process', case_stream_handle_nowhere, None),
 ]
 
 

@@ -41,10 +41,6 @@ def memory_resource_trim_defaults() -> int:
 class AccessOrder(GObject.GBoxed):
     """The order in which a piece of memory is used: *host order* (the calling thread, synchronously) or a CUDA stream on a device."""
     @classmethod
-    def new_for_handle(cls, stream_handle: int, device: int) -> AccessOrder:
-        """Creates the order of a stream given as an integer, which is how bindings pass stream handles."""
-        ...
-    @classmethod
     def new_host(cls) -> AccessOrder:
         """Creates a host order."""
         ...
@@ -74,7 +70,11 @@ class AccessOrder(GObject.GBoxed):
         ...
     @classmethod
     def from_stream(cls, stream: object=None, device: int=-1) -> AccessOrder:
-        """The order of a CUDA stream given as an int handle (0 or ``None``: the legacy default stream; 2: the per-thread one) or as a stream object: anything with ``__cuda_stream__`` (cuda.core), PyTorch's ``torch.cuda.Stream`` (``.cuda_stream``), CuPy's ``Stream`` (``.ptr``), Numba's (``.handle``). ``device`` -1 takes the stream object's device if it says, else the stream's own. An int must be the handle of a live stream: it is a pointer the CUDA driver dereferences, and no library can check one (as with ``torch.cuda.ExternalStream``); prefer passing the stream object."""
+        """The order of a CUDA stream given as an int handle (0 or ``None``: the legacy default stream; 2: the per-thread one) or as a stream object: anything with ``__cuda_stream__`` (cuda.core), PyTorch's ``torch.cuda.Stream`` (``.cuda_stream``), CuPy's ``Stream`` (``.ptr``), Numba's (``.handle``). ``device`` -1 takes the stream object's device if it says, else the stream's own. An int must be the handle of a live stream: it is a pointer the CUDA driver dereferences. One that points at no memory of the process raises ``ValueError``; one that points at memory that is no stream cannot be told apart (as with ``torch.cuda.ExternalStream``), so prefer passing the stream object."""
+        ...
+    @classmethod
+    def new_for_handle(cls, stream_handle: int, device: int) -> AccessOrder:
+        """The order of a stream given as an int handle (see ``from_stream``); ``ValueError`` for a handle that points at no memory of the process."""
         ...
     def __eq__(self, other) -> bool:
         """Whether both are the same order (``equal()``)."""
@@ -179,7 +179,7 @@ class Error(GObject.GEnum):
 
 
 class HostMemoryResource(GObject.Object, MemoryResource):
-    """The raw resource of pageable host memory: aligned `malloc` (`posix_memalign`). It never calls CUDA. It refuses, with a critical, a block it did not hand out or one given back twice."""
+    """The raw resource of pageable host memory: aligned `malloc` (`posix_memalign`) for blocks under 128 KiB; larger blocks get pages of their own (`mmap`), which go back to the system when the block is given back, so that what a pool gives back (at an idle release, a trim, to keep to its memory bound) leaves the process instead of staying with `malloc`. It never calls CUDA. It refuses, with a critical, a block it did not hand out or one given back twice."""
     @staticmethod
     def new() -> MemoryResource:
         """Creates a raw host memory resource."""

@@ -46,6 +46,7 @@ from __future__ import annotations
 import _thread
 import ctypes
 import operator
+import os
 import re
 import sys
 import traceback
@@ -797,6 +798,35 @@ __all__.append('Scratchpad')
 
 # --- Ds.AccessOrder ---------------------------------------------------------------
 
+class _IoVec(ctypes.Structure):
+    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]
+
+
+try:
+    _process_vm_readv = ctypes.CDLL(None, use_errno=True).process_vm_readv
+    _process_vm_readv.argtypes = [ctypes.c_int, ctypes.POINTER(_IoVec), ctypes.c_ulong,
+                                  ctypes.POINTER(_IoVec), ctypes.c_ulong, ctypes.c_ulong]
+    _process_vm_readv.restype = ctypes.c_ssize_t
+except (AttributeError, OSError):
+    _process_vm_readv = None
+_EFAULT = 14
+
+
+def _check_handle(handle):
+    """Raises ValueError for a stream handle (beyond 0, 1, 2) that points at
+    no memory of this process, which the CUDA driver would crash on, as
+    ds_access_order_new_for_handle() refuses it in C."""
+    if handle <= 2 or handle >= 1 << 64 or _process_vm_readv is None:
+        return
+    byte = ctypes.c_char()
+    local = _IoVec(ctypes.addressof(byte), 1)
+    remote = _IoVec(handle, 1)
+    if (_process_vm_readv(os.getpid(), local, 1, remote, 1, 0) != 1 and
+            ctypes.get_errno() == _EFAULT):
+        raise ValueError('0x%x is not the handle of a CUDA stream: it points at no memory '
+                         'of this process' % handle)
+
+
 def _stream_handle(stream):
     """(handle, device or -1) of a CUDA stream given as an int or an object."""
     device = -1
@@ -843,6 +873,7 @@ def _stream_handle(stream):
     # cudaStreamLegacy (1) is the legacy default stream, which ds calls 0.
     if handle == 1:
         handle = 0
+    _check_handle(handle)
     return handle, device
 
 
@@ -862,12 +893,22 @@ class AccessOrder(Ds.AccessOrder):
         (``.ptr``), Numba's (``.handle``). ``device`` -1 takes the stream
         object's device if it says, else the stream's own. An int must be
         the handle of a live stream: it is a pointer the CUDA driver
-        dereferences, and no library can check one (as with
-        ``torch.cuda.ExternalStream``); prefer passing the stream object."""
+        dereferences. One that points at no memory of the process raises
+        ``ValueError``; one that points at memory that is no stream cannot
+        be told apart (as with ``torch.cuda.ExternalStream``), so prefer
+        passing the stream object."""
         handle, stream_device = _stream_handle(stream)
         if device == -1:
             device = stream_device
         return Ds.AccessOrder.new_for_handle(handle, device)
+
+    @classmethod
+    def new_for_handle(cls, stream_handle: int, device: int) -> AccessOrder:
+        """The order of a stream given as an int handle (see
+        ``from_stream``); ``ValueError`` for a handle that points at no
+        memory of the process."""
+        _check_handle(operator.index(stream_handle))
+        return Ds.AccessOrder.new_for_handle(stream_handle, device)
 
     def __eq__(self, other) -> bool:
         """Whether both are the same order (``equal()``)."""
