@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #ifdef __linux__
+# include <sys/mman.h>
 # include <sys/syscall.h>
 # include <sys/uio.h>
 # include <unistd.h>
@@ -132,19 +133,28 @@ ds_access_order_new_stream (gpointer stream,
  * nowhere (a device number, a made-up value) would crash it inside
  * libcuda; one that points at memory may still not be a stream, which
  * nothing can check. Reading one byte there with process_vm_readv ()
- * fails with EFAULT instead of faulting; where the system refuses that
- * call, the handle is taken as it is. */
+ * fails with EFAULT instead of faulting; where a sandbox refuses that
+ * call, mincore () says whether the page is mapped at all. */
 static gboolean
 handle_points_at_memory (guint64 handle)
 {
-#if defined (__linux__) && defined (SYS_process_vm_readv)
+#ifdef __linux__
+  long page = sysconf (_SC_PAGESIZE);
+  unsigned char resident;
+# ifdef SYS_process_vm_readv
   char byte;
   struct iovec local = { &byte, 1 };
   struct iovec remote = { (void *) (guintptr) handle, 1 };
 
   if (syscall (SYS_process_vm_readv, (long) getpid (), &local, 1UL, &remote, 1UL, 0UL) == 1)
     return TRUE;
-  return errno != EFAULT;
+  if (errno == EFAULT)
+    return FALSE;
+# endif
+  if (page <= 0)
+    return TRUE;
+  return mincore ((void *) (guintptr) (handle & ~(guint64) (page - 1)), 1, &resident) == 0 ||
+         errno != ENOMEM;
 #else
   return TRUE;
 #endif

@@ -827,6 +827,15 @@ def _check_handle(handle):
                          'of this process' % handle)
 
 
+def _order_for_handle(handle, device):
+    _check_handle(handle)
+    order = Ds.AccessOrder.new_for_handle(handle, device)
+    if order is None:       # refused in C, where this process could not look
+        raise ValueError('0x%x is not the handle of a CUDA stream: it points at no memory '
+                         'of this process' % handle)
+    return order
+
+
 def _stream_handle(stream):
     """(handle, device or -1) of a CUDA stream given as an int or an object."""
     device = -1
@@ -873,7 +882,6 @@ def _stream_handle(stream):
     # cudaStreamLegacy (1) is the legacy default stream, which ds calls 0.
     if handle == 1:
         handle = 0
-    _check_handle(handle)
     return handle, device
 
 
@@ -900,15 +908,14 @@ class AccessOrder(Ds.AccessOrder):
         handle, stream_device = _stream_handle(stream)
         if device == -1:
             device = stream_device
-        return Ds.AccessOrder.new_for_handle(handle, device)
+        return _order_for_handle(handle, device)
 
     @classmethod
     def new_for_handle(cls, stream_handle: int, device: int) -> AccessOrder:
         """The order of a stream given as an int handle (see
         ``from_stream``); ``ValueError`` for a handle that points at no
         memory of the process."""
-        _check_handle(operator.index(stream_handle))
-        return Ds.AccessOrder.new_for_handle(stream_handle, device)
+        return _order_for_handle(operator.index(stream_handle), device)
 
     def __eq__(self, other) -> bool:
         """Whether both are the same order (``equal()``)."""
