@@ -8,47 +8,11 @@
 // addresses come through Ds.Block.get_address() (a Number) and data moves
 // through GLib.Bytes <-> Uint8Array with read()/write().
 
-imports.gi.versions.GLib = '2.0';
-imports.gi.versions.GObject = '2.0';
-imports.gi.versions.Ds = '1.0';
-const { GLib, GObject, Ds } = imports.gi;
+imports.searchPath.unshift(imports.gi.GLib.path_get_dirname(imports.system.programPath));
+const T = imports.dstest;
+const {GLib, Ds, check, assert, assertDsError} = T;
+const {GObject} = imports.gi;
 const HOST = Ds.MemoryKind.HOST;
-
-let number = 0;
-let failed = 0;
-
-function check(name, fn) {
-    number++;
-    try {
-        const skip = fn();
-        if (typeof skip === 'string')
-            print(`ok ${number} - ${name} # SKIP ${skip}`);
-        else
-            print(`ok ${number} - ${name}`);
-    } catch (e) {
-        failed++;
-        print(`not ok ${number} - ${name}`);
-        for (const line of `${e}\n${e.stack || ''}`.split('\n'))
-            print(`# ${line}`);
-    }
-}
-
-function assert(cond, what) {
-    if (!cond)
-        throw new Error(`assertion failed: ${what}`);
-}
-
-function assertDsError(fn, code, what) {
-    try {
-        fn();
-    } catch (e) {
-        assert(e instanceof GLib.Error, `${what}: a GLib.Error, got ${e}`);
-        assert(e.matches(Ds.error_quark(), code),
-            `${what}: Ds.Error ${code}, got ${e.domain}/${e.code}: ${e.message}`);
-        return e;
-    }
-    throw new Error(`${what}: no error`);
-}
 
 function bytesEqual(a, b) {
     if (a.length !== b.length)
@@ -60,7 +24,6 @@ function bytesEqual(a, b) {
     return true;
 }
 
-print('TAP version 13');
 
 check('enums', () => {
     assert(Ds.MemoryKind.HOST === 0 && Ds.MemoryKind.PINNED === 1 &&
@@ -321,6 +284,4 @@ check('KernelContext.run releases its scratchpad although JS still holds it', ()
     assert(kept !== null && kept.get_reserved(HOST) === 0, 'released at return');
 });
 
-print(`1..${number}`);
-if (failed > 0)
-    imports.system.exit(1);
+T.done();
