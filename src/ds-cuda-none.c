@@ -69,7 +69,7 @@ ds_cuda_get_primary_context (gint device)
   return NULL;
 }
 
-void
+gboolean
 ds_cuda_stream_describe (gpointer  stream,
                          gint      device_hint,
                          gint     *device,
@@ -79,6 +79,7 @@ ds_cuda_stream_describe (gpointer  stream,
   *device = device_hint;
   *context = NULL;
   *id = 0;
+  return TRUE;
 }
 
 gboolean
