@@ -215,28 +215,14 @@ ds_scratchpad_set_busy_error (DsScratchpad  *self,
                "by one thread at a time)", (void *) self);
 }
 
-/**
- * ds_scratchpad_alloc_slow: (skip)
- * @self: a #DsScratchpad
- * @kind: the kind of memory
- * @size: the number of bytes
- * @alignment: a power of two, or 0 for 16
- * @error: return location for a #GError
- *
- * [method@Ds.Scratchpad.alloc] for a request that did not fit the current
- * block of its kind: what the inline ds_scratchpad_alloc() of C callers
- * calls for anything but the bump (the checks, the kind's set-up, a new
- * block). Calling it directly is the same as calling
- * [method@Ds.Scratchpad.alloc], without trying the current block first.
- *
- * Returns: the memory, as [method@Ds.Scratchpad.alloc]
- */
-gpointer
-ds_scratchpad_alloc_slow (DsScratchpad  *self,
-                          DsMemoryKind   kind,
-                          gsize          size,
-                          gsize          alignment,
-                          GError       **error)
+/* ds_scratchpad_alloc () for a request that did not fit the current
+ * block of its kind: the checks, the kind's set-up, a new block. */
+static G_GNUC_NO_INLINE gpointer
+scratchpad_alloc_slow (DsScratchpad  *self,
+                       DsMemoryKind   kind,
+                       gsize          size,
+                       gsize          alignment,
+                       GError       **error)
 {
   GError *local_error = NULL;
   gsize a = alignment;
@@ -297,7 +283,7 @@ scratchpad_alloc (DsScratchpad  *self,
         return ptr;
     }
 
-  return ds_scratchpad_alloc_slow (self, kind, size, alignment, error);
+  return scratchpad_alloc_slow (self, kind, size, alignment, error);
 }
 
 /**
@@ -419,12 +405,6 @@ ds_scratchpad_alloc_block (DsScratchpad  *self,
     return NULL;
 
   return ds_block_new (self, &self->source, ptr, size, kind);
-}
-
-gpointer
-ds_scratchpad_iface_get_windows_impl (DsScratchpadIface *iface)
-{
-  return ((DsScratchpad *) iface)->windows;
 }
 
 gpointer

@@ -148,9 +148,6 @@ gboolean ds_scratchpad_set_initial_size   (DsScratchpad       *self,
  * blocks kept for the next unit and forgets what each kind was bound to. */
 void     ds_scratchpad_unsettle           (DsScratchpad       *self);
 
-/* The interface's bump windows: the scratchpad's. */
-gpointer ds_scratchpad_iface_get_windows_impl (DsScratchpadIface *iface);
-
 /* The interface's alloc. */
 gpointer ds_scratchpad_iface_alloc_impl   (DsScratchpadIface  *iface,
                                            DsMemoryKind        kind,

@@ -68,7 +68,6 @@ static void
 ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface)
 {
   iface->alloc = ds_scratchpad_iface_alloc_impl;
-  iface->get_bump_windows = ds_scratchpad_iface_get_windows_impl;
 }
 
 /* Uploads (DALI's ToGPU and ToContiguousGPU) ---------------------------------------- */
