@@ -23,6 +23,7 @@ typedef struct
   guint              used;     /* allocations since the last release */
   guint8            *floor_cur;
   guint8            *floor_block;
+  gboolean           by_iface;  /* run_call () through the interface (runs are made in turn) */
 } Bump;
 
 /* Keeps every run inside one block: releases (untimed) when the next batch
@@ -114,25 +115,14 @@ alloc_one_iface (Bump  *b,
 }
 
 static void
-run_alloc_call (gpointer data,
-                guint    n)
+run_call (gpointer data,
+          guint    n)
 {
   Bump *b = data;
   guint i;
 
   for (i = 0; i < n; i++)
-    ds_bench_sink = alloc_one_c (b, ALLOC_SIZE);
-}
-
-static void
-run_iface_call (gpointer data,
-                guint    n)
-{
-  Bump *b = data;
-  guint i;
-
-  for (i = 0; i < n; i++)
-    ds_bench_sink = alloc_one_iface (b, ALLOC_SIZE);
+    ds_bench_sink = b->by_iface ? alloc_one_iface (b, ALLOC_SIZE) : alloc_one_c (b, ALLOC_SIZE);
 }
 
 /* The floor: an inline aligned bump with no checks beyond the bound. */
@@ -201,9 +191,10 @@ main (int    argc,
   iface_path = ds_bench_table_add (table, ds_bench_run ("ds_scratchpad_iface_alloc (interface)",
                                                         run_iface, bump_between, &b, 65536, 400, 0.5));
   c_call = ds_bench_table_add (table, ds_bench_run ("ds_scratchpad_alloc, one per (non-inlined) call",
-                                                    run_alloc_call, bump_between, &b, 65536, 400, 0.5));
+                                                    run_call, bump_between, &b, 65536, 400, 0.5));
+  b.by_iface = TRUE;
   iface_call = ds_bench_table_add (table, ds_bench_run ("ds_scratchpad_iface_alloc, one per (non-inlined) call",
-                                                        run_iface_call, bump_between, &b, 65536, 400, 0.5));
+                                                        run_call, bump_between, &b, 65536, 400, 0.5));
   ds_bench_table_add (table, ds_bench_run ("floor: inline pointer bump",
                                            run_floor, NULL, &b, 65536, 400, 0.5));
   ds_bench_table_add (table, ds_bench_run ("baseline: malloc + free (glibc)",

@@ -303,12 +303,19 @@ alloc_call_iface (DsScratchpadIface *sp,
   return ds_scratchpad_iface_alloc (sp, kind, size, 16, NULL);
 }
 
+/* A case of the above: the context, and which way it allocates. */
+typedef struct
+{
+  Ctx      *c;
+  gboolean  iface;
+} CallsCase;
+
 static void
 small_calls_reused (gpointer data,
-                    guint    n,
-                    gboolean iface)
+                    guint    n)
 {
-  Ctx *c = data;
+  const CallsCase *cc = data;
+  Ctx *c = cc->c;
   DsScratchpad *sp = c->reused;
 
   for (guint i = 0; i < n; i++)
@@ -317,25 +324,11 @@ small_calls_reused (gpointer data,
 
       for (guint j = 0; j < 3; j++)
         for (guint k = 0; k < plan->n[j]; k++)
-          ds_bench_sink = iface ? alloc_call_iface (DS_SCRATCHPAD_IFACE (sp), small_kinds[j],
-                                                    plan->sizes[j][k])
-                                : alloc_call_c (sp, small_kinds[j], plan->sizes[j][k]);
+          ds_bench_sink = cc->iface ? alloc_call_iface (DS_SCRATCHPAD_IFACE (sp), small_kinds[j],
+                                                        plan->sizes[j][k])
+                                    : alloc_call_c (sp, small_kinds[j], plan->sizes[j][k]);
       ds_scratchpad_release (sp);
     }
-}
-
-static void
-small_calls_c_reused (gpointer data,
-                      guint    n)
-{
-  small_calls_reused (data, n, FALSE);
-}
-
-static void
-small_calls_iface_reused (gpointer data,
-                          guint    n)
-{
-  small_calls_reused (data, n, TRUE);
 }
 
 static void
@@ -725,6 +718,7 @@ main (int    argc,
       "before timing). Baselines: host with malloc, pinned and device with the allocator named");
     DsBenchResult *ds_new, *ds_reused, *if_new, *if_reused, *ds_kept, *if_kept, *floor_, *timer_;
     DsBenchResult *c_calls, *if_calls;
+    CallsCase by_c = { &c, FALSE }, by_iface = { &c, TRUE };
 
     ds_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, allocs (C), unref", small_ds_new, sync_stream, &c, 1, 200000, 2.0);
     ds_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (C)", small_ds_reused, sync_stream, &c, 1, 200000, 1.0);
@@ -732,8 +726,8 @@ main (int    argc,
     if_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (interface)", small_iface_reused, sync_stream, &c, 1, 200000, 1.0);
     ds_kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release (C)", small_ds_kept, sync_stream, &c, 1, 200000, 1.0);
     if_kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release (interface)", small_iface_kept, sync_stream, &c, 1, 200000, 1.0);
-    c_calls = ds_bench_table_add_case (t, "ds: reused + release, each allocation a call of its own (C)", small_calls_c_reused, sync_stream, &c, 1, 200000, 1.0);
-    if_calls = ds_bench_table_add_case (t, "ds: reused + release, each allocation a call of its own (interface)", small_calls_iface_reused, sync_stream, &c, 1, 200000, 1.0);
+    c_calls = ds_bench_table_add_case (t, "ds: reused + release, each allocation a call of its own (C)", small_calls_reused, sync_stream, &by_c, 1, 200000, 1.0);
+    if_calls = ds_bench_table_add_case (t, "ds: reused + release, each allocation a call of its own (interface)", small_calls_reused, sync_stream, &by_iface, 1, 200000, 1.0);
     ds_bench_table_add_case (t, "default pools directly, each temporary", small_pool, sync_stream, &c, 1, 200000, 1.0);
     ds_bench_table_add_case (t, "cudaMallocAsync/cudaFreeAsync each", small_async, sync_stream, &c, 1, 200000, 1.0);
     if (have_cub)
