@@ -10,7 +10,8 @@
         y = cupy.sqrt(x) + 1      # from ds, on the current stream
 
 Each array's memory is taken in the order of CuPy's current stream and
-goes back to ds in that order when CuPy lets go of it. An array read on
+goes back to ds in that order when CuPy lets go of it (the stream is kept
+alive until then). An array read on
 another stream: ``ds_alloc.cupy.hand_off(array, stream)`` after queuing
 the reads.
 """
@@ -32,12 +33,16 @@ def _cupy():
 
 
 class _Block:
-    """Owns one block: gives it back when CuPy drops the memory."""
+    """Owns one block: gives it back when CuPy drops the memory. It keeps
+    the stream the block was taken on alive until then, since the block
+    goes back in that stream's order (CuPy destroys a Stream's handle when
+    the last reference to it goes)."""
 
-    __slots__ = ("ptr", "__weakref__")
+    __slots__ = ("ptr", "stream", "__weakref__")
 
-    def __init__(self, ptr):
+    def __init__(self, ptr, stream):
         self.ptr = ptr
+        self.stream = stream
 
     def __del__(self):
         ptr, self.ptr = self.ptr, 0
@@ -59,13 +64,14 @@ def allocator(pool=None):
 
     def malloc(size):
         device = get_device()
+        stream = get_stream()
         try:
-            ptr = _lib._call(lib.ds_alloc_allocate, pool, size, device, get_stream().ptr)
+            ptr = _lib._call(lib.ds_alloc_allocate, pool, size, device, stream.ptr)
         except DsAllocError as e:
             if e.code == "OUT_OF_MEMORY":
                 raise cupy.cuda.memory.OutOfMemoryError(size, 0, 0) from e
             raise
-        return pointer(unowned(ptr, size, _Block(ptr), device_id=device), 0)
+        return pointer(unowned(ptr, size, _Block(ptr, stream), device_id=device), 0)
 
     return malloc
 
