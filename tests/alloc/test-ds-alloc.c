@@ -419,8 +419,33 @@ test_reader_lookup (void)
 typedef struct
 {
   DsMemoryResource *resource;
-  GAsyncQueue      *handed;   /* blocks for the main thread to give back */
+  GMutex            lock;
+  GCond             cond;
+  GPtrArray        *handed;   /* blocks for the main thread to give back */
 } ThreadData;
+
+static void
+hand (ThreadData *data,
+      gpointer    ptr)
+{
+  g_mutex_lock (&data->lock);
+  g_ptr_array_add (data->handed, ptr);
+  g_cond_signal (&data->cond);
+  g_mutex_unlock (&data->lock);
+}
+
+static gpointer
+take (ThreadData *data)
+{
+  gpointer ptr;
+
+  g_mutex_lock (&data->lock);
+  while (data->handed->len == 0)
+    g_cond_wait (&data->cond, &data->lock);
+  ptr = g_ptr_array_steal_index (data->handed, data->handed->len - 1);
+  g_mutex_unlock (&data->lock);
+  return ptr;
+}
 
 static gpointer
 churn_thread (gpointer user_data)
@@ -437,7 +462,7 @@ churn_thread (gpointer user_data)
       mine[slot] = ds_torch_alloc (64 + (i * 37) % 5000, 0, NULL);
       g_assert_nonnull (mine[slot]);
       if (i % 16 == 0)
-        g_async_queue_push (data->handed, ds_torch_alloc (128, 0, NULL));
+        hand (data, ds_torch_alloc (128, 0, NULL));
     }
   for (guint slot = 0; slot < G_N_ELEMENTS (mine); slot++)
     ds_torch_free (mine[slot], 0, 0, NULL);
@@ -450,21 +475,26 @@ test_threads (void)
 {
   g_autoptr(DsMemoryResource) fake = fake_new (DS_MEMORY_KIND_DEVICE);
   GThread *threads[N_THREADS];
-  ThreadData data = { fake, g_async_queue_new () };
+  ThreadData data = { fake, };
   guint n_handed = 0;
   gpointer ptr;
 
+  g_mutex_init (&data.lock);
+  g_cond_init (&data.cond);
+  data.handed = g_ptr_array_new ();
   for (guint i = 0; i < N_THREADS; i++)
     threads[i] = g_thread_new ("churn", churn_thread, &data);
   while (n_handed < N_THREADS * (N_ROUNDS / 16))
     {
-      ptr = g_async_queue_pop (data.handed);
+      ptr = take (&data);
       g_assert_true (ds_alloc_deallocate (ptr, NULL));
       n_handed++;
     }
   for (guint i = 0; i < N_THREADS; i++)
     g_thread_join (threads[i]);
-  g_async_queue_unref (data.handed);
+  g_ptr_array_unref (data.handed);
+  g_cond_clear (&data.cond);
+  g_mutex_clear (&data.lock);
 
   g_assert_cmpuint (ds_alloc_get_n_blocks (), ==, 0);
   g_assert_cmpuint (ds_alloc_get_bytes (), ==, 0);

@@ -88,6 +88,7 @@ class TestNoDevice(unittest.TestCase):
         self.assertEqual(stats["bytes_held"], 0)
         self.assertEqual(stats["bytes_in_use"], 0)
         self.assertEqual(pool.trim(), 0)
+        self.assertEqual(ds_alloc.trim_defaults(), 0)
         with self.assertRaises(ds_alloc.DsAllocError) as cm:
             ds_alloc.allocate(4096, device=0, pool=pool)
         self.assertIn(cm.exception.code, ("NO_DEVICE", "NOT_SUPPORTED"))

@@ -12,7 +12,8 @@ import ctypes
 import threading
 
 __all__ = ["DsAllocError", "Pool", "default_pool", "allocate", "deallocate",
-           "add_reader", "live_blocks", "using_pool", "library_path"]
+           "add_reader", "live_blocks", "using_pool", "set_process_pool", "trim_defaults",
+           "library_path"]
 
 SONAME = "libds-alloc-1.0.so.1"
 ALIGNMENT = 256
@@ -67,6 +68,7 @@ _PROTOTYPES = {
     # libds
     "ds_error_quark": (ctypes.c_uint32, []),
     "ds_memory_resource_get_default": (_P, [ctypes.c_int, ctypes.c_int, _ERR]),
+    "ds_memory_resource_trim_defaults": (ctypes.c_uint64, []),
     "ds_device_memory_resource_new": (_P, [ctypes.c_int]),
     "ds_pool_resource_new": (_P, [_P]),
     "ds_pool_resource_get_type": (ctypes.c_size_t, []),
@@ -235,6 +237,12 @@ class Pool:
         """Gives every cached block that no stream work uses any more back
         upstream; returns the bytes given back."""
         return _lib.ds_pool_resource_trim(self)
+
+
+def trim_defaults():
+    """Gives the cached memory of ds's default pools back upstream (what
+    ``Pool.trim()`` does for one pool); returns the bytes given back."""
+    return _load().ds_memory_resource_trim_defaults()
 
 
 def default_pool(device=0):

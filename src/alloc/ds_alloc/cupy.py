@@ -46,8 +46,10 @@ class _Block:
 
     def __del__(self):
         ptr, self.ptr = self.ptr, 0
-        if ptr:
-            _lib._lib.ds_alloc_deallocate(ptr, None)
+        lib = getattr(_lib, "_lib", None)
+        if ptr and lib is not None:
+            lib.ds_alloc_deallocate(ptr, None)
+        self.stream = None
 
 
 def allocator(pool=None):

@@ -65,7 +65,8 @@ class scope:
     that tensors made in the scope still hold go back when those tensors
     are gone and PyTorch empties its cache (``torch.cuda.empty_cache()``).
     ``trim=True`` then gives the pool's cached memory back to the driver
-    (``Pool.trim()``, which waits for the device).
+    (``Pool.trim()``, or ``ds_alloc.trim_defaults()`` for ds's default
+    pools; either waits for the device).
     """
 
     def __init__(self, pool=None, device=None, trim=False):
@@ -107,8 +108,11 @@ class scope:
                 use.__exit__(*exc)
         finally:
             self._end()
-        if self.trim and self.pool is not None:
-            self.pool.trim()
+        if self.trim:
+            if self.pool is not None:
+                self.pool.trim()
+            else:
+                _lib.trim_defaults()
         return False
 
 
