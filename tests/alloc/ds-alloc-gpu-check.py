@@ -27,7 +27,10 @@ allocation):
 
 Usage (libds-alloc's folder on LD_LIBRARY_PATH, ds_alloc on PYTHONPATH):
 
-  ds-alloc-gpu-check.py [--out DIR] [--skip-memcheck]
+  ds-alloc-gpu-check.py [--out DIR] [--skip-memcheck] [--only NAME...]
+
+tests/alloc/make-gpu-bundle.sh BUILDDIR DIR packs it with the libraries it
+needs for a machine without GLib; DIR/run.sh runs it there.
 
 Logs go to DIR (default $OUT, else the current folder); a short table is
 printed last. Exit status 0 when every check held.
