@@ -38,10 +38,20 @@
 #define N_SHARDS       (1u << N_SHARDS_SHIFT)
 #define MAX_DEVICES    64
 
+/* Who gives a block back: ds_torch_free () the blocks of ds_torch_alloc (),
+ * ds_alloc_deallocate () those of ds_alloc_allocate (), so that a Python
+ * caller cannot give back a tensor's memory behind PyTorch's back. */
+typedef enum
+{
+  OWNER_CALLER,
+  OWNER_TORCH,
+} Owner;
+
 typedef struct
 {
   gpointer          ptr;
   gsize             size;      /* as asked of the resource */
+  Owner             owner;
   DsMemoryResource *resource;  /* owned */
   DsAccessOrder     order;     /* the order it was taken in */
   GPtrArray        *readers;   /* DsOrderMark, one per order; NULL if none */
@@ -232,40 +242,19 @@ ds_alloc_set_resource (gint               device,
   return TRUE;
 }
 
-/**
- * ds_alloc_allocate:
- * @resource: (nullable): the resource to take the block from, or `NULL`
- *   (see the section's introduction)
- * @size: bytes; 0 still gets a block of its own, so that every address
- *   handed out is distinct
- * @device: the device of @stream, or -1 for the stream's own
- * @stream: (nullable): a `cudaStream_t`; `NULL` is the legacy default
- *   stream
- * @error: return location for a #GError
- *
- * Takes a block of at least @size bytes, aligned to
- * %DS_ALLOC_ALIGNMENT, usable at once by work queued on @stream.
- *
- * Returns: (transfer full) (nullable): the block, or `NULL` with @error
- *   set (%DS_ERROR_NO_DEVICE without a driver or device,
- *   %DS_ERROR_OUT_OF_MEMORY, %DS_ERROR_INVALID_ARGUMENT for a resource
- *   that cannot serve device memory in stream order)
- */
-gpointer
-ds_alloc_allocate (DsMemoryResource  *resource,
-                   gsize              size,
-                   gint               device,
-                   gpointer           stream,
-                   GError           **error)
+/* Takes a block and records it. */
+static gpointer
+allocate (DsMemoryResource  *resource,
+          gsize              size,
+          gint               device,
+          gpointer           stream,
+          Owner              owner,
+          GError           **error)
 {
   DsAccessOrder order;
   Block *block;
   Shard *shard;
   gpointer ptr;
-
-  g_return_val_if_fail (resource == NULL || DS_IS_MEMORY_RESOURCE (resource), NULL);
-  g_return_val_if_fail (device >= -1, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (resource != NULL && !check_resource (resource, error))
     return NULL;
@@ -286,6 +275,7 @@ ds_alloc_allocate (DsMemoryResource  *resource,
   block = g_new (Block, 1);
   block->ptr = ptr;
   block->size = size;
+  block->owner = owner;
   block->resource = g_object_ref (resource);
   block->order = order;
   block->readers = NULL;
@@ -302,19 +292,59 @@ ds_alloc_allocate (DsMemoryResource  *resource,
   return ptr;
 }
 
+/**
+ * ds_alloc_allocate:
+ * @resource: (nullable): the resource to take the block from, or `NULL`
+ *   (see the section's introduction)
+ * @size: bytes; 0 still gets a block of its own, so that every address
+ *   handed out is distinct
+ * @device: the device of @stream, or -1 for the stream's own
+ * @stream: (nullable): a `cudaStream_t`; `NULL` is the legacy default
+ *   stream. It must stay alive until the block is given back, in its order
+ * @error: return location for a #GError
+ *
+ * Takes a block of at least @size bytes, aligned to
+ * %DS_ALLOC_ALIGNMENT, usable at once by work queued on @stream. Give it
+ * back with ds_alloc_deallocate().
+ *
+ * Returns: (transfer full) (nullable): the block, or `NULL` with @error
+ *   set (%DS_ERROR_NO_DEVICE without a driver or device,
+ *   %DS_ERROR_OUT_OF_MEMORY, %DS_ERROR_INVALID_ARGUMENT for a resource
+ *   that cannot serve device memory in stream order)
+ */
+gpointer
+ds_alloc_allocate (DsMemoryResource  *resource,
+                   gsize              size,
+                   gint               device,
+                   gpointer           stream,
+                   GError           **error)
+{
+  g_return_val_if_fail (resource == NULL || DS_IS_MEMORY_RESOURCE (resource), NULL);
+  g_return_val_if_fail (device >= -1, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return allocate (resource, size, device, stream, OWNER_CALLER, error);
+}
+
+/* Takes @ptr out of the record, if it is a block of @owner. */
 static Block *
-take_block (gpointer ptr)
+take_block (gpointer ptr,
+            Owner    owner)
 {
   Shard *shard = shard_for (ptr);
   Block *block = NULL;
 
   g_mutex_lock (&shard->lock);
-  if (shard->blocks != NULL && g_hash_table_steal_extended (shard->blocks, ptr, NULL,
-                                                            (gpointer *) &block))
+  if (shard->blocks != NULL)
+    block = g_hash_table_lookup (shard->blocks, ptr);
+  if (block != NULL && block->owner == owner)
     {
+      g_hash_table_remove (shard->blocks, ptr);
       g_atomic_int_add (&n_blocks, -1);
       __atomic_sub_fetch (&n_bytes, block->size, __ATOMIC_RELAXED);
     }
+  else
+    block = NULL;
   g_mutex_unlock (&shard->lock);
 
   return block;
@@ -352,7 +382,7 @@ give_back (Block               *block,
 
 /**
  * ds_alloc_deallocate:
- * @ptr: (nullable): a block from ds_alloc_allocate() or ds_torch_alloc()
+ * @ptr: (nullable): a block from ds_alloc_allocate()
  * @error: return location for a #GError
  *
  * Gives @ptr back to its resource in the order of the stream it was
@@ -361,8 +391,9 @@ give_back (Block               *block,
  * nothing.
  *
  * Returns: `TRUE`, or `FALSE` with @error set:
- *   %DS_ERROR_INVALID_ARGUMENT for an address libds-alloc did not hand
- *   out (or one given back already), a CUDA error from the resource
+ *   %DS_ERROR_INVALID_ARGUMENT for an address ds_alloc_allocate() did not
+ *   hand out (one of ds_torch_alloc()'s is PyTorch's to give back), or
+ *   one given back already; a CUDA error from the resource
  */
 gboolean
 ds_alloc_deallocate (gpointer   ptr,
@@ -376,11 +407,12 @@ ds_alloc_deallocate (gpointer   ptr,
   if (ptr == NULL)
     return TRUE;
 
-  block = take_block (ptr);
+  block = take_block (ptr, OWNER_CALLER);
   if (block == NULL)
     {
       g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
-                   "%p was not handed out by libds-alloc, or was given back already", ptr);
+                   "%p was not handed out by ds_alloc_allocate (), or was given back "
+                   "already", ptr);
       return FALSE;
     }
 
@@ -411,7 +443,7 @@ ds_torch_alloc (ssize_t  size,
   if (size < 0 || device < -1)
     return NULL;
 
-  ptr = ds_alloc_allocate (NULL, (gsize) size, device, stream, &error);
+  ptr = allocate (NULL, (gsize) size, device, stream, OWNER_TORCH, &error);
   if (ptr == NULL)
     g_debug ("ds_torch_alloc (%" G_GSSIZE_FORMAT ", %d, %p): %s",
              (gssize) size, device, stream, error->message);
@@ -428,8 +460,8 @@ ds_torch_alloc (ssize_t  size,
  *
  * The free entry point of `torch.cuda.memory.CUDAPluggableAllocator`:
  * gives @ptr back to its resource in the order of @stream, after its
- * readers. An address libds-alloc did not hand out is refused with a
- * critical and left alone.
+ * readers. An address ds_torch_alloc() did not hand out is refused with
+ * a critical and left alone.
  */
 void
 ds_torch_free (void    *ptr,
@@ -444,7 +476,7 @@ ds_torch_free (void    *ptr,
   if (ptr == NULL)
     return;
 
-  block = take_block (ptr);
+  block = take_block (ptr, OWNER_TORCH);
   if (block == NULL)
     {
       g_critical ("ds_torch_free: %p (%" G_GSSIZE_FORMAT " bytes) was not handed out by "

@@ -271,7 +271,8 @@ static void
 test_torch_entry_points (void)
 {
   g_autoptr(DsMemoryResource) fake = fake_new (DS_MEMORY_KIND_DEVICE);
-  void *ptr;
+  g_autoptr(GError) error = NULL;
+  void *ptr, *other;
 
   g_assert_true (ds_alloc_push_resource (fake, NULL));
   ptr = ds_torch_alloc (4096, 0, NULL);
@@ -280,6 +281,18 @@ test_torch_entry_points (void)
   g_assert_null (ds_torch_alloc (-1, 0, NULL));
   g_assert_null (ds_torch_alloc (16, -2, NULL));
   ds_alloc_pop_resource ();
+
+  /* PyTorch's blocks are PyTorch's to give back, and the other way round. */
+  g_assert_false (ds_alloc_deallocate (ptr, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  other = ds_alloc_allocate (fake, 64, 0, NULL, &error);
+  g_assert_no_error (error);
+  g_test_expect_message ("DsAlloc", G_LOG_LEVEL_CRITICAL, "*was not handed out*");
+  ds_torch_free (other, 64, 0, NULL);
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (fake_n_live (fake), ==, 2);
+  g_assert_true (ds_alloc_deallocate (other, &error));
 
   /* Freed after the pop, on the resource it came from. */
   ds_torch_free (ptr, 4096, 0, NULL);
@@ -325,7 +338,10 @@ test_resolution (void)
   g_assert_cmpuint (fake_n_live (c), ==, 1);
 
   for (guint i = 0; i < G_N_ELEMENTS (p); i++)
-    ds_torch_free (p[i], 100, 0, NULL);
+    if (i == 2)
+      g_assert_true (ds_alloc_deallocate (p[i], NULL));
+    else
+      ds_torch_free (p[i], 100, 0, NULL);
   assert_fake_clean (a);
   assert_fake_clean (b);
   assert_fake_clean (c);
@@ -487,7 +503,7 @@ test_threads (void)
   while (n_handed < N_THREADS * (N_ROUNDS / 16))
     {
       ptr = take (&data);
-      g_assert_true (ds_alloc_deallocate (ptr, NULL));
+      ds_torch_free (ptr, 128, 0, NULL);
       n_handed++;
     }
   for (guint i = 0; i < N_THREADS; i++)

@@ -104,12 +104,12 @@ class TestNoDevice(unittest.TestCase):
 class TestBadInput(unittest.TestCase):
     def test_foreign_addresses(self):
         import ds_alloc
-        for fn in (lambda: ds_alloc.deallocate(0x1000),
-                   lambda: ds_alloc.add_reader(0x1000, 0, 0)):
+        for fn, says in ((lambda: ds_alloc.deallocate(0x1000), "ds_alloc_allocate"),
+                         (lambda: ds_alloc.add_reader(0x1000, 0, 0), "libds-alloc")):
             with self.assertRaises(ds_alloc.DsAllocError) as cm:
                 fn()
             self.assertEqual(cm.exception.code, "INVALID_ARGUMENT")
-            self.assertIn("libds-alloc", str(cm.exception))
+            self.assertIn(says, str(cm.exception))
 
     def test_types(self):
         import ds_alloc
@@ -121,6 +121,18 @@ class TestBadInput(unittest.TestCase):
             ds_alloc.allocate(16, stream="stream")
         with self.assertRaises(TypeError):
             ds_alloc.deallocate(1.5)
+        with self.assertRaises(ValueError):
+            ds_alloc.allocate(16, stream=-1)
+
+    def test_bogus_stream(self):
+        # An integer that points at no memory is refused before any CUDA
+        # call could dereference it (ds says so with a critical on stderr).
+        import ds_alloc
+        for fn in (lambda: ds_alloc.allocate(16, stream=0x10),
+                   lambda: ds_alloc.add_reader(0x1000, 0x10)):
+            with self.assertRaises(ValueError) as cm:
+                fn()
+            self.assertIn("not the handle of a CUDA stream", str(cm.exception))
 
 
 class TestFrameworks(unittest.TestCase):

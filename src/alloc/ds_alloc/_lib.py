@@ -69,6 +69,8 @@ _PROTOTYPES = {
     "ds_error_quark": (ctypes.c_uint32, []),
     "ds_memory_resource_get_default": (_P, [ctypes.c_int, ctypes.c_int, _ERR]),
     "ds_memory_resource_trim_defaults": (ctypes.c_uint64, []),
+    "ds_access_order_new_for_handle": (_P, [ctypes.c_uint64, ctypes.c_int]),
+    "ds_access_order_free": (None, [_P]),
     "ds_device_memory_resource_new": (_P, [ctypes.c_int]),
     "ds_pool_resource_new": (_P, [_P]),
     "ds_pool_resource_get_type": (ctypes.c_size_t, []),
@@ -156,6 +158,23 @@ def _handle(value, name):
             return v
     raise TypeError("%s must be an int handle or an object with .ptr, .cuda_stream or "
                     ".handle, not %s" % (name, type(value).__name__))
+
+
+def _stream(value):
+    """A stream handle as an int, refused (ValueError) where it points at no
+    memory of the process: the CUDA driver would dereference it."""
+    handle = _handle(value, "stream")
+    if handle is None:
+        return None
+    if handle < 0 or handle >= 1 << 64:
+        raise ValueError("stream handle %r is out of range" % (handle,))
+    if handle > 2:
+        lib = _load()
+        order = lib.ds_access_order_new_for_handle(handle, -1)
+        if not order:
+            raise ValueError("0x%x is not the handle of a CUDA stream" % handle)
+        lib.ds_access_order_free(order)
+    return handle
 
 
 class Pool:
@@ -261,7 +280,7 @@ def allocate(size, stream=None, device=-1, pool=None):
     if not isinstance(device, int) or device < -1:
         raise ValueError("device must be -1 or a device index, not %r" % (device,))
     lib = _load()
-    return _call(lib.ds_alloc_allocate, pool, size, device, _handle(stream, "stream"))
+    return _call(lib.ds_alloc_allocate, pool, size, device, _stream(stream))
 
 
 def deallocate(ptr):
@@ -278,7 +297,7 @@ def add_reader(ptr, stream, device=-1):
     if not isinstance(device, int) or device < -1:
         raise ValueError("device must be -1 or a device index, not %r" % (device,))
     lib = _load()
-    _call(lib.ds_alloc_add_reader, _handle(ptr, "ptr"), device, _handle(stream, "stream"))
+    _call(lib.ds_alloc_add_reader, _handle(ptr, "ptr"), device, _stream(stream))
 
 
 def live_blocks():
