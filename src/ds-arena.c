@@ -228,5 +228,12 @@ ds_arena_take_out (DsArena *arena,
       arena->n_blocks--;
     }
   arena->reserved -= block.size;
+  /* Nothing left for the release to give back: the unit ends here, and
+   * the growth learns what it took, as a release would teach it. */
+  if (arena->n_blocks == 0)
+    {
+      ds_growth_learn (&arena->growth, arena->taken);
+      arena->taken = 0;
+    }
   return block;
 }

@@ -48,6 +48,7 @@ import ctypes
 import operator
 import re
 import sys
+import threading
 import traceback
 import warnings
 import weakref
@@ -633,7 +634,10 @@ class Block(Ds.Block):
         if type(offset) is not int or not 0 <= offset <= _GSIZE_MAX:
             offset = _count(offset, 'offset')
         if isinstance(data, _Bytes):
-            return _block_write(self, offset, data)
+            try:
+                return _block_write(self, offset, data)
+            except _GError as e:
+                raise _typed(e) from None
         done = _write(self, offset, data)
         if done is NotImplemented:      # not C-contiguous, or no buffer at all
             done = _write(self, offset, _as_bytes(data))
@@ -646,7 +650,10 @@ class Block(Ds.Block):
     def read(self, offset: int, length: int) -> GLib.Bytes:
         """A copy of ``length`` bytes at ``offset`` as GLib.Bytes (every kind;
         ``tobytes()`` gives ``bytes``)."""
-        return _block_read(self, _count(offset, 'offset'), _count(length, 'length'))
+        try:
+            return _block_read(self, _count(offset, 'offset'), _count(length, 'length'))
+        except _GError as e:
+            raise _typed(e) from None
 
     def tobytes(self, offset: int = 0, length: int | None = None) -> bytes:
         """A copy of the bytes from ``offset`` (to the end, or ``length`` of
@@ -665,7 +672,10 @@ class Block(Ds.Block):
         value = _count(value, 'value')
         if value > 255:
             raise _error(Ds.Error.INVALID_ARGUMENT, 'Value %d is not a byte (0..255)' % value)
-        return _block_fill(self, value)
+        try:
+            return _block_fill(self, value)
+        except _GError as e:
+            raise _typed(e) from None
 
     def view(self, dtype='u1', shape: int | tuple | None = None,
              offset: int = 0) -> BlockView:
@@ -795,14 +805,17 @@ def _unpin_if_local(pin, frame):
     namespace = frame.f_locals
     names = [name for name, value in namespace.items() if value is block]
     if not names:
+        if snapshot:
+            namespace.clear()
         return
     # Less getrefcount's argument and our variable, the references are the
     # frame's: each variable's once (a slot, a cell or a module's or class
     # body's dict), and once more in a snapshot.
     only_local = sys.getrefcount(block) - 2 == len(names) * (2 if snapshot else 1)
     if snapshot:
-        for name in names:      # the snapshot must not outlive the pin
-            del namespace[name]
+        # The snapshot must not keep anything alive past this release (it
+        # is filled again at the next f_locals).
+        namespace.clear()
     if only_local:
         del block.__dict__['_ds_cai']
 
@@ -1164,6 +1177,48 @@ def _implementation(obj, name):
     raise AttributeError(name)
 
 
+_calls = threading.local()
+
+
+class _Dispatch:
+    """Calls the implementation of @name for @self's type, as C calls it
+    (see _implementation ()); a call made from inside that one (a
+    subclass calling its parent's method) runs the parent's @func."""
+
+    __slots__ = ('key', 'active')
+
+    def __init__(self, self_, name):
+        self.key = (id(self_), name)
+        active = getattr(_calls, 'active', None)
+        if active is None:
+            active = _calls.active = {}
+        self.active = active
+
+    def pick(self, self_, name, func):
+        if self.active.get(self.key):
+            return func
+        return _implementation(self_, name)
+
+    def __enter__(self):
+        self.active[self.key] = self.active.get(self.key, 0) + 1
+        return self
+
+    def __exit__(self, *exc):
+        n = self.active[self.key] - 1
+        if n:
+            self.active[self.key] = n
+        else:
+            del self.active[self.key]
+        return False
+
+
+def _call_vfunc(self, name, func, *args):
+    dispatch = _Dispatch(self, name)
+    impl = dispatch.pick(self, name, func)
+    with dispatch:
+        return impl(self, *args)
+
+
 def _in_entry_point():
     """Whether a call the override made (Scratchpad.alloc, release, ...) is
     on this thread's stack: it raises what the resource raised."""
@@ -1199,7 +1254,7 @@ class _Unraisable:
 def _wrap_get_kind(func):
     def do_get_kind(self):
         try:
-            kind = _implementation(self, 'do_get_kind')(self)
+            kind = _call_vfunc(self, 'do_get_kind', func)
             if type(kind) is not _MemoryKind:
                 value = operator.index(kind)
                 if not 0 <= value < len(_KINDS):
@@ -1296,7 +1351,7 @@ def _wrap_allocate(name, func):
         if no_kind is not None:
             raise _error(Ds.Error.INVALID_ARGUMENT, no_kind)
         try:
-            address = _implementation(self, name)(self, size, alignment, *args)
+            address = _call_vfunc(self, name, func, size, alignment, *args)
         except _GError as e:
             raise _typed(e)
         except BaseException as e:
@@ -1305,7 +1360,8 @@ def _wrap_allocate(name, func):
             _note(name, e, message)
             raise _error(Ds.Error.OUT_OF_MEMORY, message) from None
         if type(address) is not int:
-            if isinstance(address, (bool, float)) or not hasattr(type(address), '__index__'):
+            if isinstance(address, (bool, float)) or not hasattr(type(address), '__index__') or \
+                    getattr(address, 'shape', ()) != ():      # an array, not a number
                 address, keep = _owned_memory(self, name, address, size, alignment)
                 _owners[(id(self), address)] = keep
                 return address
@@ -1326,7 +1382,7 @@ def _wrap_allocate(name, func):
 def _wrap_deallocate(name, func):
     def do_deallocate(self, ptr, size, alignment, *args):
         try:
-            _implementation(self, name)(self, ptr, size, alignment, *args)
+            _call_vfunc(self, name, func, ptr, size, alignment, *args)
         except Exception as e:
             w = LeakWarning('%s.%s raised %s: %s%s; the %d bytes at 0x%x were not '
                             'given back (leaked)' % (type(self).__qualname__, name,
