@@ -918,6 +918,9 @@ class Scratchpad(Ds.Scratchpad):
         follows the array past a release. ``alignment`` 0 is the item size
         rounded up to 16, at least 64 bytes for arrays of 64 bytes or
         more."""
+        array = _empty(self, shape, dtype, kind, alignment)
+        if array is not NotImplemented:
+            return array
         if type(shape) is int:
             shape = (shape,)
         entry = _DTYPES.get(dtype) if _hashable(dtype) else None
@@ -936,7 +939,7 @@ class Scratchpad(Ds.Scratchpad):
         if alignment == 0:
             alignment = 64 if nbytes >= 64 else 16
         if nbytes > 0 and type(kind) is _MemoryKind and (kind is HOST or kind is PINNED):
-            array = _empty(self, kind, nbytes, alignment, dtype, shape)
+            array = _empty(self, shape, dtype, int(kind), alignment)
             if array is not NotImplemented:
                 return array
         kind = _kind(kind)

@@ -127,8 +127,8 @@ struct _Export
   gpointer  ptr;        /* its memory (valid while the export lives) */
   PyObject *what;       /* what holds it (str), or None */
   PyObject *where;      /* where it was made ("file:line"), or None */
-  const char *file;     /* else where it was made, interned (or NULL) */
-  int       line;
+  PyObject *code;       /* else the code that made it (or NULL), */
+  int       lasti;      /* at this instruction: the line is found when asked */
   Export   *prev;
   Export   *next;
 };
@@ -158,8 +158,8 @@ export_new (DsBlock *source)
   self->ptr = ds_block_get_pointer (block);
   self->what = Py_NewRef (Py_None);
   self->where = Py_NewRef (Py_None);
-  self->file = NULL;
-  self->line = 0;
+  self->code = NULL;
+  self->lasti = 0;
   self->prev = NULL;
   self->next = live_exports;
   if (live_exports != NULL)
@@ -200,6 +200,7 @@ Export_dealloc (Export *self)
     self->next->prev = self->prev;
   Py_CLEAR (self->what);
   Py_CLEAR (self->where);
+  Py_CLEAR (self->code);
   /* May finalize the scratchpad, whose resources may be Python code. */
   ds_block_unref (self->block);
   PyObject_Free (self);
@@ -216,8 +217,9 @@ static PyObject *
 Export_get_where (Export *self,
                   void   *closure)
 {
-  if (self->where == Py_None && self->file != NULL)
-    return PyUnicode_FromFormat ("%s:%d", self->file, self->line);
+  if (self->where == Py_None && self->code != NULL)
+    return PyUnicode_FromFormat ("%U:%d", ((PyCodeObject *) self->code)->co_filename,
+                                 PyCode_Addr2Line ((PyCodeObject *) self->code, self->lasti));
   return Py_NewRef (self->where);
 }
 
@@ -321,6 +323,9 @@ struct _Tensor
   int64_t          shape[];
 };
 
+static PyObject   *last_filename;   /* under the GIL */
+static const char *last_file;
+
 /* The file (interned: a tensor may outlive the code) and line of the
  * Python code running now. */
 static void
@@ -336,14 +341,22 @@ python_where (const char **file,
   if (frame == NULL)
     return;
   code = PyFrame_GetCode (frame);
-  name = PyUnicode_AsUTF8 (code->co_filename);
-  if (name != NULL)
+  /* The same file as last time (a loop): no interning, which locks. The
+   * reference keeps the name's address from being reused. */
+  if (code->co_filename != last_filename)
     {
-      *file = g_intern_string (name);
-      *line = PyFrame_GetLineNumber (frame);
+      name = PyUnicode_AsUTF8 (code->co_filename);
+      if (name == NULL)
+        {
+          PyErr_Clear ();
+          Py_DECREF (code);
+          return;
+        }
+      Py_XSETREF (last_filename, Py_NewRef (code->co_filename));
+      last_file = g_intern_string (name);
     }
-  else
-    PyErr_Clear ();
+  *file = last_file;
+  *line = PyFrame_GetLineNumber (frame);
   Py_DECREF (code);
 }
 
@@ -995,6 +1008,7 @@ numpy_of (DsBlock    *block,
   gsize size;
   PyObject *descr, *shape, *array, *offset_obj;
   DsMemoryKind kind = ds_block_get_kind (block);
+  PyFrameObject *frame;
   Export *export;
 
   if (ndarray_type == NULL || kind == DS_MEMORY_KIND_DEVICE)
@@ -1056,7 +1070,12 @@ numpy_of (DsBlock    *block,
       return NULL;
     }
   Py_SETREF (export->what, Py_NewRef (what_numpy));
-  python_where (&export->file, &export->line);
+  frame = PyEval_GetFrame ();
+  if (frame != NULL)
+    {
+      export->code = (PyObject *) PyFrame_GetCode (frame);
+      export->lasti = PyFrame_GetLasti (frame);
+    }
   offset_obj = PyLong_FromSsize_t (offset);
   array = offset_obj == NULL ? NULL :
     PyObject_CallFunctionObjArgs (ndarray_type, shape, descr, (PyObject *) export, offset_obj,
@@ -1094,8 +1113,8 @@ block_numpy (PyObject        *module,
   return numpy_of (block, args[1], args[2], offset);
 }
 
-/* empty(scratchpad, kind, nbytes, alignment, dtype, shape): a NumPy array
- * of new host or pinned scratch; NotImplemented for the override's path. */
+/* empty(scratchpad, shape, dtype, kind, alignment): a NumPy array of new
+ * host or pinned scratch; NotImplemented for the override's own path. */
 static PyObject *
 scratchpad_empty (PyObject        *module,
                   PyObject *const *args,
@@ -1105,35 +1124,72 @@ scratchpad_empty (PyObject        *module,
   GError *error = NULL;
   Py_hash_t hash;
   long kind;
-  size_t nbytes, alignment;
+  Py_ssize_t itemsize, nbytes, alignment;
+  PyObject *entry, *shape;
   DsBlock *block;
   PyObject *array;
 
-  if (nargs != 6)
+  if (nargs != 5)
     {
-      PyErr_SetString (PyExc_TypeError, "empty(scratchpad, kind, nbytes, alignment, dtype, shape)");
+      PyErr_SetString (PyExc_TypeError, "empty(scratchpad, shape, dtype, kind, alignment)");
       return NULL;
     }
+  if (ndarray_type == NULL || !PyLong_Check (args[3]) || !PyLong_CheckExact (args[4]))
+    Py_RETURN_NOTIMPLEMENTED;
   hash = PyObject_Hash (args[0]);
   if (hash == -1)
     return NULL;
   self = (DsScratchpad *) (uintptr_t) hash;
-  kind = PyLong_AsLong (args[1]);
-  nbytes = PyLong_AsSize_t (args[2]);
-  alignment = PyLong_AsSize_t (args[3]);
-  if (PyErr_Occurred ())
-    return NULL;
-  if (!DS_IS_SCRATCHPAD (self) || nbytes == 0 ||
+  kind = PyLong_AsLong (args[3]);
+  alignment = PyLong_AsSsize_t (args[4]);
+  if (!DS_IS_SCRATCHPAD (self) || alignment < 0 ||
       (kind != DS_MEMORY_KIND_HOST && kind != DS_MEMORY_KIND_PINNED))
     Py_RETURN_NOTIMPLEMENTED;
-  block = ds_scratchpad_alloc_block (self, (DsMemoryKind) kind, nbytes, alignment, &error);
-  if (block == NULL)
+  entry = PyDict_GetItemWithError (dtype_codes, args[2]);
+  if (entry == NULL)
     {
-      if (error == NULL)
-        Py_RETURN_NOTIMPLEMENTED;
-      return raise_gerror (error);
+      PyErr_Clear ();
+      Py_RETURN_NOTIMPLEMENTED;
     }
-  array = numpy_of (block, args[4], args[5], 0);
+  itemsize = PyLong_AsSsize_t (PyTuple_GET_ITEM (entry, 1));
+  shape = args[1];
+  nbytes = itemsize;
+  if (PyLong_CheckExact (shape))
+    {
+      Py_ssize_t n = PyLong_AsSsize_t (shape);
+
+      if (n <= 0 || nbytes > PY_SSIZE_T_MAX / n)
+        {
+          PyErr_Clear ();
+          Py_RETURN_NOTIMPLEMENTED;
+        }
+      nbytes *= n;
+    }
+  else if (PyTuple_CheckExact (shape) && PyTuple_GET_SIZE (shape) <= 32)
+    {
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE (shape); i++)
+        {
+          PyObject *item = PyTuple_GET_ITEM (shape, i);
+          Py_ssize_t n = PyLong_CheckExact (item) ? PyLong_AsSsize_t (item) : -1;
+
+          if (n <= 0 || nbytes > PY_SSIZE_T_MAX / n)
+            {
+              PyErr_Clear ();
+              Py_RETURN_NOTIMPLEMENTED;
+            }
+          nbytes *= n;
+        }
+    }
+  else
+    Py_RETURN_NOTIMPLEMENTED;
+  if (alignment == 0)
+    alignment = nbytes >= 64 ? 64 : 16;
+
+  block = ds_scratchpad_alloc_block (self, (DsMemoryKind) kind, (gsize) nbytes,
+                                     (gsize) alignment, &error);
+  if (block == NULL)
+    return raise_gerror (error);
+  array = numpy_of (block, args[2], shape, 0);
   ds_block_unref (block);
   return array;
 }
@@ -1419,8 +1475,8 @@ static PyMethodDef module_methods[] = {
     PyDoc_STR ("numpy(block, dtype, shape, offset): a NumPy array of the block's memory "
                "(an export), or NotImplemented") },
   { "empty", (PyCFunction) (void (*) (void)) scratchpad_empty, METH_FASTCALL,
-    PyDoc_STR ("empty(scratchpad, kind, nbytes, alignment, dtype, shape): a NumPy array of "
-               "new scratch, or NotImplemented") },
+    PyDoc_STR ("empty(scratchpad, shape, dtype, kind, alignment): a NumPy array of new "
+               "scratch, or NotImplemented") },
   { "numpy_ready", numpy_ready, METH_O,
     PyDoc_STR ("numpy_ready(numpy.ndarray): the fast paths may use NumPy") },
   { "dtype_code", dtype_code, METH_VARARGS,
