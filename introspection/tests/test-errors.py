@@ -272,13 +272,19 @@ def case_disposed():
 
 
 def case_setting():
-    return critical_in('''
-        sp = Ds.Scratchpad()
-        sp.alloc(HOST, 16)
-        sp.props.initial_size_host = 1 << 20
-        if sp.props.initial_size_host == 65536:
-            print('value stays')
-    ''')
+    sp = Ds.Scratchpad()
+    sp.alloc(HOST, 16)
+    seen = attempt(setattr, sp.props, 'initial_size_host', 1 << 20)
+    for other in (attempt(sp.set_property, 'initial-size-host', 1 << 20),
+                  attempt(sp.set_max_block_size, 1 << 20),
+                  attempt(sp.set_resource, HOST, None)):
+        assert type(other.value) is type(seen.value), (seen, other)
+    assert sp.props.initial_size_host == 65536, 'the value stays'
+    sp.props.keep_blocks = True             # may change at any time
+    sp.release()
+    sp.props.initial_size_host = 1 << 20    # and any setting after a release
+    assert sp.props.initial_size_host == 1 << 20
+    return seen
 
 
 def case_release_exported():

@@ -536,7 +536,6 @@ class Scratchpad(GObject.Object, ScratchpadIface):
         max_block_size: int
         pinned_dealloc_order: AccessOrder | None
         pinned_resource: MemoryResource | None
-    props: _Props
     @classmethod
     def new(cls, device_order: AccessOrder | None) -> Scratchpad:
         """Creates a scratchpad. Allocates nothing and makes no CUDA call."""
@@ -581,16 +580,23 @@ class Scratchpad(GObject.Object, ScratchpadIface):
     def set_keep_blocks(self, keep_blocks: bool) -> None:
         """Sets `Ds.Scratchpad:keep-blocks`. Unlike the other settings, at any time before the scratchpad is disposed: the next release follows it."""
         ...
-    def set_max_block_size(self, max_block_size: int) -> None:
-        """Sets `Ds.Scratchpad:max-block-size`. Like every setting, only while the scratchpad holds no allocation."""
-        ...
-    def set_resource(self, kind: MemoryKind, resource: MemoryResource | None) -> None:
-        """Sets the matching `*-resource` property (`Ds.Scratchpad:pinned-resource` and the others), without the cost of setting a property by name (GLib looks each one up and collects it into a value), for code that makes a scratchpad per unit of work. Like every setting, only while the scratchpad holds no allocation. A resource of another kind is reported as an error by the first allocation of kind."""
-        ...
     def try_release(self) -> bool:
         """Gives all memory back now, in stream order, like `Ds.Scratchpad.release`, except that memory still in use by exports of its blocks (`Ds.Block.export`: the NumPy arrays, memoryviews and DLPack tensors of the Python override) follows them: the upstream blocks holding exported memory stay out of use until the last export of each is gone, then go back in the order they would have gone back in now, whichever thread drops that export (`Ds.Scratchpad.get_held_by_exports` counts their bytes). Every other block goes back now, and the scratchpad is empty and usable again, as after a release. This is how the end of a unit of work should release when views of its memory may outlive it, as array libraries let an array keep the memory it uses."""
         ...
     def __setattr__(self, name: str, value) -> None: ...
+    @property
+    def props(self) -> None:
+        """The GObject properties; setting one while the scratchpad holds allocations raises ``Ds.BusyError`` (the value stays)."""
+        ...
+    def set_property(self, name: str, value) -> None:
+        """Sets a GObject property; ``Ds.BusyError`` while the scratchpad holds allocations (the value stays)."""
+        ...
+    def set_max_block_size(self, size: int) -> None:
+        """Sets ``max-block-size``; ``Ds.BusyError`` while the scratchpad holds allocations."""
+        ...
+    def set_resource(self, kind: MemoryKind, resource: MemoryResource | None) -> None:
+        """Sets the resource of ``kind``; ``Ds.BusyError`` while the scratchpad holds allocations."""
+        ...
     def __enter__(self) -> Scratchpad:
         """Returns the scratchpad; leaving ``with`` releases it."""
         ...

@@ -8,25 +8,30 @@ Everything that bindings share (orders, scratchpads, blocks, resources)
 comes from GObject-Introspection; this module adds what a GPU Python user
 expects on top:
 
-- ``with Ds.Scratchpad() as sp:`` gives everything back at the end;
-- zero-copy views of a block that are *exports*: ``block.memoryview()``,
+- ``with Ds.Scratchpad() as sp:`` gives everything back at the end, but
+  the memory that live views use, which follows the views: it goes back,
+  in stream order, when the last of them is gone (RMM, CuPy and PyTorch
+  let memory live as long as the array too); ``release(strict=True)``
+  refuses instead with a ``BufferError`` naming each view;
+- zero-copy views of a block are *exports*: ``sp.empty(shape, dtype)``,
   ``block.numpy(dtype, shape)``, ``numpy.asarray(block)``,
-  ``block.view(dtype, shape)`` with the NumPy array interface,
-  ``__cuda_array_interface__`` (v3) and DLPack (``__dlpack__``,
-  ``__dlpack_device__``). While an export is alive the scratchpad is not
-  released: ``release()`` (and leaving ``with``) raises ``BufferError``
-  naming what is alive, as ``mmap.close()`` does with exported buffers, so
-  no view ever points at memory that was given back;
+  ``memoryview(block)``, ``block.view(dtype, shape)`` with the NumPy array
+  interface, ``__cuda_array_interface__`` (v3) and DLPack (``__dlpack__``,
+  ``__dlpack_device__``);
 - ``block.write()`` takes any bytes-like object, ``sp.to_device()`` and
   ``sp.to_contiguous_device()`` return blocks, ``Ds.AccessOrder.from_stream``
-  takes CUDA stream objects (``__cuda_stream__``, CuPy, PyTorch, Numba);
-- errors are ``GLib.Error`` in the ``Ds.Error`` domain (out of memory also
-  a ``MemoryError``); sizes and offsets are ints (``TypeError`` otherwise);
-  an exception raised by a Python ``Ds.MemoryResource`` is chained into the
-  error it causes, a ``KeyboardInterrupt`` or ``SystemExit`` goes on out of
-  the call, and one raised by its ``do_deallocate`` is reported as
+  takes CUDA stream objects (``GstCuda.CudaStream``, ``DsGst.Stream``,
+  ``__cuda_stream__``, CuPy, PyTorch, Numba);
+- errors raise a class per ``Ds.Error`` code, a ``GLib.Error`` that is also
+  the natural builtin (``InvalidArgumentError`` a ``ValueError``,
+  ``OutOfMemoryError`` a ``MemoryError``, ...) whose ``str()`` is the
+  message; sizes and offsets are ints (``TypeError`` otherwise); an
+  exception raised by a Python ``Ds.MemoryResource`` is chained into the
+  error it causes, a ``KeyboardInterrupt`` or ``SystemExit`` goes on out
+  of the call, and one raised by its ``do_deallocate`` is reported as
   ``Ds.LeakWarning``; a resource class without the methods a scratchpad
-  calls is refused when it is defined;
+  calls is refused when it is defined; ``do_allocate`` hands memory over
+  as an object that owns it, kept alive until ``do_deallocate``;
 - ``Ds.Scratchpad`` takes no Python attributes: one that refers to a block
   would be a reference cycle through C that the garbage collector cannot
   break;
@@ -34,7 +39,9 @@ expects on top:
   is not there: ``ref``/``unref``/``free`` of boxed types, ``export`` and
   ``Ds.ScratchpadIface.alloc`` (a raw address), the private fields of
   ``Ds.AccessOrder``; a resource's ``deallocate()`` from Python takes only
-  what its ``allocate()`` handed out.
+  what its ``allocate()`` handed out;
+- this file, ``_gi_ds`` and the typelib must be of one ds, or the import
+  fails naming the three.
 
 The native half, ``gi.overrides._gi_ds``, holds exports as C references and
 makes DLPack capsules. The API reference has a Python and JavaScript guide
@@ -126,6 +133,9 @@ _block_fill = Ds.Block.fill
 _block_get_address = Ds.Block.get_address
 _scratchpad_alloc = Ds.Scratchpad.alloc
 _scratchpad_get_n_exports = Ds.Scratchpad.get_n_exports
+_scratchpad_get_allocated = Ds.Scratchpad.get_allocated
+_scratchpad_set_max_block_size = Ds.Scratchpad.set_max_block_size
+_scratchpad_set_resource = Ds.Scratchpad.set_resource
 _scratchpad_to_device = Ds.Scratchpad.to_device
 _scratchpad_to_contiguous_device = Ds.Scratchpad.to_contiguous_device
 _resource_allocate = Ds.MemoryResource.allocate
@@ -850,6 +860,27 @@ def _describe_exports(n, exports, tensors):
         'follow them:\n  - %s' % (n, '\n  - '.join(lines)))
 
 
+class _Props:
+    """A scratchpad's ``props``: PyGObject's, with the check of a setting
+    made too late."""
+
+    __slots__ = ('_scratchpad', '_props')
+
+    def __init__(self, scratchpad, props):
+        object.__setattr__(self, '_scratchpad', scratchpad)
+        object.__setattr__(self, '_props', props)
+
+    def __getattr__(self, name):
+        return getattr(self._props, name)
+
+    def __setattr__(self, name, value):
+        self._scratchpad._check_setting(name)
+        setattr(self._props, name, value)
+
+    def __dir__(self):
+        return dir(self._props)
+
+
 @override
 class Scratchpad(Ds.Scratchpad):
     """Short-lived scratch memory of the four kinds, given back at once, in
@@ -857,9 +888,11 @@ class Scratchpad(Ds.Scratchpad):
     scratchpad is finalized.
 
     ``with Ds.Scratchpad(device_order=order) as sp:`` releases at the end.
-    ``release()`` raises ``BufferError``, naming them, while exports of its
-    blocks (memoryviews, NumPy arrays, views, DLPack capsules, CUDA array
-    interface consumers) are alive; ``get_n_exports()`` counts them. A
+    Memory that live views of its blocks use (memoryviews, NumPy arrays,
+    views, DLPack capsules, CUDA array interface consumers) follows them:
+    it goes back when the last of them is gone (``get_held_by_exports()``);
+    ``release(strict=True)`` refuses instead with a ``BufferError`` naming
+    them. ``empty(shape, dtype, kind=...)`` makes typed arrays. A
     scratchpad takes no Python attributes. One scratchpad is used by one
     thread at a time.
     """
@@ -871,6 +904,43 @@ class Scratchpad(Ds.Scratchpad):
             "that Python's garbage collector cannot break, keeping the "
             "scratchpad's memory forever. Keep such things in a dict or an "
             "object of your own." % name)
+
+    # Settings: the properties (orders, initial sizes, resources,
+    # max-block-size) change only while the scratchpad holds no
+    # allocation; in C a later change is a critical, here BusyError.
+
+    def _check_setting(self, name):
+        if name.replace('_', '-') == 'keep-blocks':
+            return          # may change at any time
+        if any(_scratchpad_get_allocated(self, kind) for kind in _KINDS):
+            raise _error(Ds.Error.BUSY,
+                         'The %s property of a Ds.Scratchpad cannot change while it holds '
+                         'allocations; set it before the first allocation or after a '
+                         'release' % name.replace('_', '-'))
+
+    @property
+    def props(self):
+        """The GObject properties; setting one while the scratchpad holds
+        allocations raises ``Ds.BusyError`` (the value stays)."""
+        return _Props(self, super().props)
+
+    def set_property(self, name: str, value) -> None:
+        """Sets a GObject property; ``Ds.BusyError`` while the scratchpad
+        holds allocations (the value stays)."""
+        self._check_setting(name)
+        super().set_property(name, value)
+
+    def set_max_block_size(self, size: int) -> None:
+        """Sets ``max-block-size``; ``Ds.BusyError`` while the scratchpad
+        holds allocations."""
+        self._check_setting('max-block-size')
+        _scratchpad_set_max_block_size(self, size)
+
+    def set_resource(self, kind: MemoryKind, resource: MemoryResource | None) -> None:
+        """Sets the resource of ``kind``; ``Ds.BusyError`` while the
+        scratchpad holds allocations."""
+        self._check_setting('resource')
+        _scratchpad_set_resource(self, kind, resource)
 
     def __enter__(self) -> Scratchpad:
         """Returns the scratchpad; leaving ``with`` releases it."""
