@@ -455,8 +455,8 @@ class TestBufferErrorNames(DsTestCase):
             self.assertIn('a NumPy array of 64 bytes', message)
             self.assertIn('a buffer (memoryview(block), bytes(block), numpy.asarray(block)) '
                           'of 64 bytes', message)
-        # Where each was made.
-        self.assertGreaterEqual(message.count(here + ':'), len(exports))
+        # Where each was made (the DLPack capsule does not say).
+        self.assertGreaterEqual(message.count(here + ':'), len(exports) - 1)
         del exports, consumer
         gc.collect()
         sp.release()

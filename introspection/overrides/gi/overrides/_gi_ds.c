@@ -168,6 +168,20 @@ export_new (DsBlock *source)
   return self;
 }
 
+/* Notes the Python code running now as where @self was made (its line
+ * is found only when asked). */
+static void
+export_note_where (Export *self)
+{
+  PyFrameObject *frame = PyEval_GetFrame ();
+
+  if (frame != NULL)
+    {
+      Py_XSETREF (self->code, (PyObject *) PyFrame_GetCode (frame));
+      self->lasti = PyFrame_GetLasti (frame);
+    }
+}
+
 static PyObject *
 Export_tp_new (PyTypeObject  *type,
                PyObject      *args,
@@ -322,43 +336,6 @@ struct _Tensor
   const char      *what;        /* static: what it was made for, or NULL */
   int64_t          shape[];
 };
-
-static PyObject   *last_filename;   /* under the GIL */
-static const char *last_file;
-
-/* The file (interned: a tensor may outlive the code) and line of the
- * Python code running now. */
-static void
-python_where (const char **file,
-              int         *line)
-{
-  PyFrameObject *frame = PyEval_GetFrame ();
-  PyCodeObject *code;
-  const char *name;
-
-  *file = NULL;
-  *line = 0;
-  if (frame == NULL)
-    return;
-  code = PyFrame_GetCode (frame);
-  /* The same file as last time (a loop): no interning, which locks. The
-   * reference keeps the name's address from being reused. */
-  if (code->co_filename != last_filename)
-    {
-      name = PyUnicode_AsUTF8 (code->co_filename);
-      if (name == NULL)
-        {
-          PyErr_Clear ();
-          Py_DECREF (code);
-          return;
-        }
-      Py_XSETREF (last_filename, Py_NewRef (code->co_filename));
-      last_file = g_intern_string (name);
-    }
-  *file = last_file;
-  *line = PyFrame_GetLineNumber (frame);
-  Py_DECREF (code);
-}
 
 /* Every live tensor; a consumer may delete one on any thread. */
 static GMutex  tensors_lock;
@@ -633,7 +610,8 @@ make_capsule (DsBlock           *source,
   tensor->managed.manager_ctx = tensor;
   tensor->managed.deleter = tensor_delete;
   tensor->block = block;
-  python_where (&tensor->file, &tensor->line);
+  tensor->file = NULL;      /* finding the line costs more than the capsule */
+  tensor->line = 0;
   tensor->what = layout->what;
 
   g_mutex_lock (&tensors_lock);
@@ -993,6 +971,7 @@ block_write_buffer (PyObject        *module,
 static PyObject *ndarray_type;   /* numpy.ndarray, once the override has NumPy */
 static PyObject *dtype_codes;    /* dtype-like -> numpy.dtype */
 static PyObject *what_numpy;     /* "a NumPy array" */
+static PyObject *what_buffer;    /* "a buffer (memoryview(block), ...)" */
 
 /* The NumPy array of @shape_arg items of @dtype_like at @offset in the
  * memory of @block: numpy.ndarray over an Export (with the line that made
@@ -1008,7 +987,6 @@ numpy_of (DsBlock    *block,
   gsize size;
   PyObject *descr, *shape, *array, *offset_obj;
   DsMemoryKind kind = ds_block_get_kind (block);
-  PyFrameObject *frame;
   Export *export;
 
   if (ndarray_type == NULL || kind == DS_MEMORY_KIND_DEVICE)
@@ -1070,12 +1048,7 @@ numpy_of (DsBlock    *block,
       return NULL;
     }
   Py_SETREF (export->what, Py_NewRef (what_numpy));
-  frame = PyEval_GetFrame ();
-  if (frame != NULL)
-    {
-      export->code = (PyObject *) PyFrame_GetCode (frame);
-      export->lasti = PyFrame_GetLasti (frame);
-    }
+  export_note_where (export);
   offset_obj = PyLong_FromSsize_t (offset);
   array = offset_obj == NULL ? NULL :
     PyObject_CallFunctionObjArgs (ndarray_type, shape, descr, (PyObject *) export, offset_obj,
@@ -1305,10 +1278,8 @@ block_getbuffer (PyObject  *self,
 {
   static char empty[1];
   DsBlock *block = block_pointer (self);
-  const char *file;
   gpointer ptr;
   Export *export;
-  int line;
 
   if (block == NULL)
     return -1;
@@ -1322,16 +1293,8 @@ block_getbuffer (PyObject  *self,
     }
   if ((export = export_new (block)) == NULL)
     return -1;
-  python_where (&file, &line);
-  Py_SETREF (export->what, PyUnicode_FromString ("a buffer (memoryview(block), bytes(block), "
-                                                 "numpy.asarray(block))"));
-  Py_SETREF (export->where, file != NULL ? PyUnicode_FromFormat ("%s:%d", file, line)
-                                         : Py_NewRef (Py_None));
-  if (export->what == NULL || export->where == NULL)
-    {
-      Py_DECREF (export);
-      return -1;
-    }
+  Py_SETREF (export->what, Py_NewRef (what_buffer));
+  export_note_where (export);
   ptr = ds_block_get_pointer (export->block);
   if (PyBuffer_FillInfo (view, self, ptr != NULL ? ptr : empty,
                          (Py_ssize_t) ds_block_get_size (export->block), 0, flags) < 0)
@@ -1513,6 +1476,10 @@ PyInit__gi_ds (void)
   if (dtype_codes == NULL && (dtype_codes = PyDict_New ()) == NULL)
     return NULL;
   if (what_numpy == NULL && (what_numpy = PyUnicode_InternFromString ("a NumPy array")) == NULL)
+    return NULL;
+  if (what_buffer == NULL &&
+      (what_buffer = PyUnicode_InternFromString ("a buffer (memoryview(block), bytes(block), "
+                                                 "numpy.asarray(block))")) == NULL)
     return NULL;
   module = PyModule_Create (&module_def);
   if (module == NULL)
