@@ -15,7 +15,8 @@ and PYTHONPATH first: only meson devenv may provide them.
 
 One TAP line per snippet: it fails on a non-zero exit or anything on
 stderr but PyGObject's own -X dev warning; one that imports a GPU library
-that is not installed (cupy, torch, numba) is skipped, with that reason.
+that is not there (cupy, torch, numba, and ds_alloc, which meson devenv
+does not provide) is skipped, with that reason.
 
     run-snippets.py --builddir BUILDDIR --srcdir SRCDIR [--meson M]
         [--python P] [--gjs G] FILE.md...
@@ -32,7 +33,7 @@ import tempfile
 KNOWN_STDERR = re.compile(
     r"^<frozen importlib\._bootstrap>:\d+: ImportWarning: DynamicImporter\.exec_module\(\) "
     r"not found; falling back to load_module\(\)$")
-OPTIONAL = ('cupy', 'torch', 'numba')
+OPTIONAL = ('cupy', 'torch', 'numba', 'ds_alloc')
 PY_PRELUDE = "import gi\ngi.require_version('Ds', '1.0')\nfrom gi.repository import Ds\n"
 JS_PRELUDE = "imports.gi.versions.Ds = '1.0';\nconst {Ds} = imports.gi;\n"
 
