@@ -120,7 +120,6 @@ _GSIZE_MAX = (1 << 64) - 1
 
 _DOMAIN = Ds.error_quark()
 _DOMAIN_NAME = GLib.quark_to_string(_DOMAIN)
-_OOM = int(Ds.Error.OUT_OF_MEMORY)
 _RELEASED = "The block's scratchpad was released; its memory is gone"
 
 # Looked up once: an attribute of the GLib proxy module costs ~0.8 us a
