@@ -176,6 +176,9 @@ DsBlock             *ds_scratchpad_alloc_block       (DsScratchpad         *self
                                                       GError              **error);
 DS_AVAILABLE_IN_ALL
 void                 ds_scratchpad_release           (DsScratchpad         *self);
+DS_AVAILABLE_IN_ALL
+gboolean             ds_scratchpad_try_release       (DsScratchpad         *self,
+                                                      GError              **error);
 
 DS_AVAILABLE_IN_ALL
 gpointer             ds_scratchpad_to_device         (DsScratchpad         *self,
@@ -242,6 +245,9 @@ guint                ds_scratchpad_get_n_blocks      (DsScratchpad         *self
                                                       DsMemoryKind          kind);
 DS_AVAILABLE_IN_ALL
 guint                ds_scratchpad_get_n_exports     (DsScratchpad         *self);
+DS_AVAILABLE_IN_ALL
+guint64              ds_scratchpad_get_held_by_exports (DsScratchpad       *self,
+                                                        DsMemoryKind        kind);
 
 /**
  * DS_ALIGNOF:
