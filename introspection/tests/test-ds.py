@@ -64,12 +64,19 @@ class TestAccessOrder(DsTestCase):
         self.assertTrue(fake.equal(fake.copy()))
         self.assertFalse(fake.equal(order))
 
-    def test_handle_pointing_nowhere(self):
-        # An int that points at no memory would crash the CUDA driver.
-        for nowhere in (3, 42, 0x1000, 0x7f00deadbe00, (1 << 64) - 1):
+    @made_up_handles
+    def test_handle_is_not_probed(self):
+        # An integer handle must be a live stream: ds does not probe the
+        # process's memory to guess. Without a driver the order keeps it,
+        # and device work in it fails cleanly.
+        for nowhere in (3, 42, 0x1000, 0x7f00deadbe00):
             with self.subTest(handle=nowhere):
-                self.assertRaises(ValueError, Ds.AccessOrder.new_for_handle, nowhere, 0)
-                self.assertRaises(ValueError, Ds.AccessOrder.from_stream, nowhere, 0)
+                for order in (Ds.AccessOrder.new_for_handle(nowhere, 0),
+                              Ds.AccessOrder.from_stream(nowhere, 0)):
+                    self.assertEqual(order.get_stream_handle(), nowhere)
+                    sp = Ds.Scratchpad.new(order)
+                    with self.assertRaises(Ds.NoDeviceError):
+                        sp.alloc(Ds.MemoryKind.DEVICE, 64)
 
     def test_host_wait_is_a_no_op(self):
         # Host orders never call into CUDA, even on a machine without one.
