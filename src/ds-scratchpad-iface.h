@@ -14,6 +14,7 @@
 
 #include "ds-types.h"
 #include "ds-memory-kind.h"
+#include "ds-bump.h"
 
 G_BEGIN_DECLS
 
@@ -41,13 +42,14 @@ struct _DsScratchpadIfaceInterface
                      GError            **error);
 };
 
-/* Inline for C callers where <ds.h> declares DsScratchpad: see
- * ds-scratchpad.h. */
+/* Inline for C callers, after DsScratchpad: see ds-scratchpad.h. */
+#ifdef _DS_ALLOC_EXPORTED
 DS_AVAILABLE_IN_ALL
 gpointer ds_scratchpad_iface_alloc (DsScratchpadIface  *self,
                                     DsMemoryKind        kind,
                                     gsize               size,
                                     gsize               alignment,
                                     GError            **error);
+#endif
 
 G_END_DECLS

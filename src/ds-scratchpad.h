@@ -69,21 +69,22 @@ gpointer             ds_scratchpad_alloc_array       (DsScratchpad         *self
                                                       gsize                 alignment,
                                                       GError              **error);
 
+#ifdef _DS_ALLOC_EXPORTED
 DS_AVAILABLE_IN_ALL
 gpointer             ds_scratchpad_alloc             (DsScratchpad         *self,
                                                       DsMemoryKind          kind,
                                                       gsize                 size,
                                                       gsize                 alignment,
                                                       GError              **error);
-
-#ifndef _DS_ALLOC_EXPORTED
+#else
 /* C callers get ds_scratchpad_alloc () and ds_scratchpad_iface_alloc ()
- * inline, as GStreamer's headers give gst_buffer_ref (): the bump of
- * ds-bump.h in the scratchpad's window of the kind, and the exported
- * function of the same name (called by its name in parentheses, which the
- * macros below do not take) for everything else. Bindings, and programs
- * built with DS_DISABLE_INLINE_ALLOC, call the exported functions. Not
- * API: the names with an underscore may change with the soversion.
+ * inline, as GStreamer's headers give gst_buffer_ref (): static inline
+ * functions of the same names, which bump by the rule of ds-bump.h in the
+ * scratchpad's window of the kind and call public API for the rest
+ * (ds_scratchpad_alloc_array () of one element, the interface's vfunc).
+ * The library exports both names as functions too, for bindings and for
+ * programs built with DS_DISABLE_INLINE_ALLOC. Names with an underscore
+ * are not API and may change with the soversion.
  *
  * _DsScratchpadHead: the head of every DsScratchpad instance, its GObject
  * and then a bump window per kind. Its layout is ABI (the library checks
@@ -96,11 +97,11 @@ typedef struct
 } _DsScratchpadHead;
 
 static inline gpointer
-_ds_scratchpad_alloc_inline (DsScratchpad  *self,
-                             DsMemoryKind   kind,
-                             gsize          size,
-                             gsize          alignment,
-                             GError       **error)
+ds_scratchpad_alloc (DsScratchpad  *self,
+                     DsMemoryKind   kind,
+                     gsize          size,
+                     gsize          alignment,
+                     GError       **error)
 {
   /* A NULL @self (refused by the exported function) reads and writes
    * back a blank head. The window is read once and written once, at the
@@ -115,7 +116,7 @@ _ds_scratchpad_alloc_inline (DsScratchpad  *self,
   if (G_UNLIKELY (!((guint) kind < DS_N_MEMORY_KINDS && (error == NULL || *error == NULL) &&
                     _ds_bump_place (next, w->_end, size, alignment, &p, &next))))
     {
-      p = (guintptr) (ds_scratchpad_alloc) (self, kind, size, alignment, error);
+      p = (guintptr) ds_scratchpad_alloc_array (self, kind, size, 1, alignment, error);
       next = w->_cur;
     }
   w->_cur = next;
@@ -126,11 +127,11 @@ _ds_scratchpad_alloc_inline (DsScratchpad  *self,
 /* The interface: the same bump when @self is a DsScratchpad (a final
  * type: its class is the one class it can have), told by comparing its
  * class with the one this translation unit met last; anything else goes
- * to the exported ds_scratchpad_iface_alloc (), which calls the
- * implementation. The memo starts as its own address, which is no
- * instance's class. It is written with the same value by any thread that
- * meets a scratchpad first, and read without ordering: relaxed atomics,
- * which GLib's g_atomic_* (sequentially consistent) are not. */
+ * to the implementation's vfunc. The memo starts as its own address,
+ * which is no instance's class. It is written with the same value by any
+ * thread that meets a scratchpad first, and read without ordering:
+ * relaxed atomics, which GLib's g_atomic_* (sequentially consistent) are
+ * not. */
 static gconstpointer _ds_scratchpad_class_memo G_GNUC_UNUSED = &_ds_scratchpad_class_memo;
 
 static G_GNUC_UNUSED G_GNUC_NO_INLINE gpointer
@@ -140,33 +141,30 @@ _ds_scratchpad_iface_alloc_other (DsScratchpadIface  *self,
                                   gsize               alignment,
                                   GError            **error)
 {
-  if (self != NULL && G_TYPE_CHECK_INSTANCE_TYPE (self, ds_scratchpad_get_type ()))
+  g_return_val_if_fail (DS_IS_SCRATCHPAD_IFACE (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (G_TYPE_CHECK_INSTANCE_TYPE (self, ds_scratchpad_get_type ()))
     __atomic_store_n (&_ds_scratchpad_class_memo, ((GTypeInstance *) self)->g_class,
                       __ATOMIC_RELAXED);
 
-  return (ds_scratchpad_iface_alloc) (self, kind, size, alignment, error);
+  return DS_SCRATCHPAD_IFACE_GET_IFACE (self)->alloc (self, kind, size, alignment, error);
 }
 
 static inline gpointer
-_ds_scratchpad_iface_alloc_inline (DsScratchpadIface  *self,
-                                   DsMemoryKind        kind,
-                                   gsize               size,
-                                   gsize               alignment,
-                                   GError            **error)
+ds_scratchpad_iface_alloc (DsScratchpadIface  *self,
+                           DsMemoryKind        kind,
+                           gsize               size,
+                           gsize               alignment,
+                           GError            **error)
 {
   if (G_LIKELY (self != NULL &&
                 (gconstpointer) ((GTypeInstance *) self)->g_class ==
                 __atomic_load_n (&_ds_scratchpad_class_memo, __ATOMIC_RELAXED)))
-    return _ds_scratchpad_alloc_inline ((DsScratchpad *) (void *) self, kind, size, alignment,
-                                        error);
+    return ds_scratchpad_alloc ((DsScratchpad *) (void *) self, kind, size, alignment, error);
 
   return _ds_scratchpad_iface_alloc_other (self, kind, size, alignment, error);
 }
-
-# define ds_scratchpad_alloc(self, kind, size, alignment, error) \
-  _ds_scratchpad_alloc_inline ((self), (kind), (size), (alignment), (error))
-# define ds_scratchpad_iface_alloc(self, kind, size, alignment, error) \
-  _ds_scratchpad_iface_alloc_inline ((self), (kind), (size), (alignment), (error))
 #endif
 DS_AVAILABLE_IN_ALL
 DsBlock             *ds_scratchpad_alloc_block       (DsScratchpad         *self,
