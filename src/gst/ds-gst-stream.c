@@ -24,9 +24,9 @@
  * an element runs its work on, and what its scratchpads give memory back
  * in. With GStreamer 1.24 or newer it is a `GstCudaStream` (made by
  * `gst_cuda_stream_new()`, handed out by `ds_gst_stream_get_cuda_stream()`),
- * so that one stream serves the
- * element, its buffer pool (`gst_buffer_pool_config_set_cuda_stream()`)
- * and its scratch; with 1.22 a non-blocking stream of the context.
+ * so that one stream serves the element, its buffer pools
+ * (`gst_buffer_pool_config_set_cuda_stream()`) and its scratch; with 1.22
+ * a non-blocking stream of the context.
  *
  * It is reference counted, and every scratchpad made on it
  * ([method@DsGst.Stream.new_scratchpad]) holds a reference, so the stream
