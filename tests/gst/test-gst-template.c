@@ -471,7 +471,7 @@ main (int    argc,
         c->cuda = kind % 2 == 1;
         c->n_filters = kind >= 2;
         c->analyzer = kind < 2;
-        g_snprintf (path, sizeof path, "/DsGst/Template/gpu/%s/%s/%s", c->analyzer ? "analyzer" : "filter",
+        g_snprintf (path, sizeof path, "/DsGst/Template/gpu/%s-%s-%s", c->analyzer ? "analyzer" : "filter",
                     c->cuda ? "cuda" : "system", c->format);
         ds_gst_test_add_data_func (path, c, test_case);
       }
@@ -481,7 +481,7 @@ main (int    argc,
       char path[128];
 
       *c = (Case) { sizes[i].format, sizes[i].width, sizes[i].height, TRUE, 2, TRUE };
-      g_snprintf (path, sizeof path, "/DsGst/Template/gpu/chain/%s", c->format);
+      g_snprintf (path, sizeof path, "/DsGst/Template/gpu/chain-%s", c->format);
       ds_gst_test_add_data_func (path, c, test_case);
     }
   ds_gst_test_add_func ("/DsGst/Template/gpu/gstcuda-chain", test_gstcuda_chain);
