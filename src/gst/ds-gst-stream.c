@@ -63,6 +63,7 @@ stream_owner_quark (void)
   return g_quark_from_static_string ("ds-gst-stream-owner");
 }
 
+#if !DS_GST_HAVE_CUDA_STREAM
 static void
 set_cuda_error (GError     **error,
                 CUresult     result,
@@ -74,6 +75,7 @@ set_cuda_error (GError     **error,
     name = "unknown error";
   g_set_error (error, DS_ERROR, DS_ERROR_CUDA, "%s failed: %s (%d)", call, name, (int) result);
 }
+#endif
 
 /* Destroys the stream of @self (the GstCudaStream's reference with 1.24+). */
 static void
@@ -549,7 +551,7 @@ mark_memory (DsGstStream          *self,
           !stream_waits (self, stream, order, error))
         return FALSE;
       for (guint i = 0; i < gst_buffer_n_memory (buffer); i++)
-        GST_MEMORY_FLAG_SET (gst_buffer_peek_memory (buffer, i), GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+        GST_MINI_OBJECT_FLAG_SET (gst_buffer_peek_memory (buffer, i), GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
       return TRUE;
     }
 #endif

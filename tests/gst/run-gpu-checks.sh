@@ -36,7 +36,8 @@
 # else /tmp/ds-gst-gpu); at the end LOGDIR is packed into $OUT/gst-gpu-logs.tar.xz
 # (when OUT is set) and the summary is also written to $OUT/gst-gpu-summary.txt.
 #
-# DS_GPU_TESTS names the bundled tests the tests step runs (default: all).
+# DS_GPU_TESTS names the bundled tests the tests step runs, and the
+# programs the sanitizer steps take cases of (default: all).
 # DS_GPU_BUDGET (seconds, default 540) bounds the run: the sanitizer runs
 # stop (and say how many were left out) once it is spent, so that both
 # bundles fit one 10-minute device call. DS_GPU_STEPS picks steps (default:
@@ -310,6 +311,11 @@ if ((${#tools[@]})); then
     cut=0
     for entry in "${SANITIZE_ORDER[@]}"; do
       prog=${entry%%:*} pattern=${entry#*:}
+      # With DS_GPU_TESTS, only the programs of those tests.
+      if [[ -n ${DS_GPU_TESTS:-} && " $DS_GPU_TESTS " != *" $prog "* &&
+            " $DS_GPU_TESTS " != *" $prog-gpu "* ]]; then
+        continue
+      fi
       for label in "${labels[@]}"; do
         enter_bundle "$label"
         [[ -x $B/bin/$prog ]] || continue
