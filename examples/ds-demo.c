@@ -11,7 +11,7 @@
  *
  * On a machine without a CUDA driver or device the pinned, device and
  * managed kinds fail with DS_ERROR_NO_DEVICE (DS_ERROR_NOT_SUPPORTED when ds
- * was built with -Dcuda=disabled): the demo prints the reason and still
+ * was built without CUDA): the demo prints the reason and still
  * shows the host kind. It exits 0 in both cases, and 1 only when something
  * that should work did not.
  */
@@ -227,7 +227,7 @@ main (int    argc,
           n_gpu_unavailable++;
           if (gpu_reason == NULL)
             gpu_reason = e;
-          else if (e->code != gpu_reason->code || g_strcmp0 (e->message, gpu_reason->message) != 0)
+          else if (e->code != gpu_reason->code)
             gpu_reason_shared = FALSE;
         }
       else
@@ -240,11 +240,17 @@ main (int    argc,
 
   if (n_gpu_unavailable == DS_N_MEMORY_KINDS - 1 && gpu_reason_shared)
     {
+      /* One cause for all three: the device kind's default resource says
+       * it without naming a request. */
+      g_autoptr(GError) why = NULL;
+
+      if (ds_memory_resource_get_default (DS_MEMORY_KIND_DEVICE, -1, &why) != NULL)
+        why = g_error_copy (gpu_reason);
       g_print ("The GPU kinds (pinned, device, managed) are unavailable %s:\n"
                "  %s\n"
                "The host kind needs no CUDA and works, as shown above.\n\n",
                gpu_reason->code == DS_ERROR_NOT_SUPPORTED ? "in this build of ds" : "on this machine",
-               gpu_reason->message);
+               why->message);
     }
   else if (n_gpu_unavailable > 0)
     {

@@ -19,7 +19,7 @@
  * the stream still read or write is handed to anyone else before the
  * stream has passed the point where the scratchpad died.
  *
- * Needs a GPU: without one (or with ds built -Dcuda=disabled) it says why
+ * Needs a GPU: without one (or with ds built without CUDA) it says why
  * and exits 77, which meson reports as SKIP.
  */
 
@@ -215,8 +215,8 @@ int
 main (int    argc,
       char **argv)
 {
-  g_print ("ds-process-stream needs pinned and device memory, but ds was built "
-           "without CUDA (-Dcuda=disabled). Skipped.\n");
+  g_print ("ds-process-stream needs pinned and device memory, but this ds was "
+           "built without CUDA. Skipped.\n");
   return EXIT_SKIP;
 }
 

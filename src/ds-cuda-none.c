@@ -17,8 +17,7 @@ static gboolean
 not_supported (GError **error)
 {
   g_set_error_literal (error, DS_ERROR, DS_ERROR_NOT_SUPPORTED,
-                       "ds was built without CUDA (-Dcuda=disabled); "
-                       "only host memory is available");
+                       DS_NO_CUDA_REASON "; only host memory is available");
   return FALSE;
 }
 

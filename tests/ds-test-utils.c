@@ -69,11 +69,14 @@ ds_test_cuda_available (void)
 
       (void) cudaGetLastError ();
       if (result != cudaSuccess)
-        unavailable_reason = g_strdup_printf ("no CUDA device: %s (%s)",
+        unavailable_reason = g_strdup_printf ("%s: %s (%s)",
+                                              result == cudaErrorNoDevice ||
+                                              result == cudaErrorInsufficientDriver
+                                                ? "no GPU on this machine" : "no usable CUDA device",
                                               cudaGetErrorName (result),
                                               cudaGetErrorString (result));
       else if (count == 0)
-        unavailable_reason = g_strdup ("no CUDA device: the driver sees 0 devices");
+        unavailable_reason = g_strdup ("no GPU on this machine: the driver sees 0 devices");
       else
         {
           available = TRUE;
@@ -82,7 +85,7 @@ ds_test_cuda_available (void)
           atexit (trim_default_pools);
         }
 #else
-      unavailable_reason = g_strdup ("ds was built without CUDA (-Dcuda=disabled)");
+      unavailable_reason = g_strdup (DS_NO_CUDA_REASON);
 #endif
       g_once_init_leave (&once, 1);
     }

@@ -50,7 +50,7 @@ def main():
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        print('1..0 # SKIP no matplotlib for %s (build-aux/ds-setup installs python3-matplotlib)' %
+        print('1..0 # SKIP no matplotlib for %s (Debian: python3-matplotlib)' %
               sys.executable)
         return 0
 

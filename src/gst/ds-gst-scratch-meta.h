@@ -36,7 +36,8 @@ typedef struct _DsGstScratchMeta DsGstScratchMeta;
  * its #GstBufferPool. It is for scratch that must outlive the element's
  * own `transform`, because downstream work still reads it; scratch that
  * only the element's own work uses is cheaper on one scratchpad per
- * element released after each buffer ([method@DsGst.Stream.new_scratchpad]).
+ * element released after each buffer (`ds_gst_stream_new_scratchpad ()`,
+ * with GStreamer's CUDA library).
  *
  * The producer publishes a region with
  * [func@DsGst.buffer_add_scratch_meta_full] after queuing the work that

@@ -563,11 +563,11 @@ ds_bench_require_cuda (void)
   if (result == cudaSuccess && count > 0)
     return;
 
-  printf ("SKIP: no CUDA device: %s (%s)\n",
+  printf ("SKIP: no GPU on this machine: %s (%s)\n",
           result != cudaSuccess ? cudaGetErrorName (result) : "0 devices",
           result != cudaSuccess ? cudaGetErrorString (result) : "the driver sees none");
 #else
-  printf ("SKIP: ds was built without CUDA (-Dcuda=disabled)\n");
+  printf ("SKIP: %s\n", DS_NO_CUDA_REASON);
 #endif
   exit (DS_BENCH_SKIP);
 }

@@ -81,11 +81,14 @@ ds_gst_test_cuda_available (void)
 
       (void) cudaGetLastError ();
       if (result != cudaSuccess)
-        unavailable_reason = g_strdup_printf ("no CUDA device: %s (%s)",
+        unavailable_reason = g_strdup_printf ("%s: %s (%s)",
+                                              result == cudaErrorNoDevice ||
+                                              result == cudaErrorInsufficientDriver
+                                                ? "no GPU on this machine" : "no usable CUDA device",
                                               cudaGetErrorName (result),
                                               cudaGetErrorString (result));
       else if (count == 0)
-        unavailable_reason = g_strdup ("no CUDA device: the driver sees 0 devices");
+        unavailable_reason = g_strdup ("no GPU on this machine: the driver sees 0 devices");
 # if DS_GST_HAVE_CUDA
       else if (!gst_cuda_load_library ())
         unavailable_reason = g_strdup ("no CUDA device: GStreamer could not load libcuda");
@@ -93,7 +96,7 @@ ds_gst_test_cuda_available (void)
       else
         available = TRUE;
 #else
-      unavailable_reason = g_strdup ("ds was built without CUDA (-Dcuda=disabled)");
+      unavailable_reason = g_strdup (DS_NO_CUDA_REASON);
 #endif
       g_once_init_leave (&once, 1);
     }

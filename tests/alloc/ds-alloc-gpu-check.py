@@ -1,0 +1,547 @@
+#!/usr/bin/env python3
+# ds-alloc-gpu-check.py: ds_alloc against PyTorch's and CuPy's own allocators
+#
+# Copyright 2026 The ds authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+"""Checks ds_alloc on a GPU machine that has PyTorch and CuPy, against their
+own allocators, in alternating runs (each PyTorch run in a process of its
+own, since the whole-process form must be chosen before the first CUDA
+allocation):
+
+  train    a small CNN, 30 SGD steps: the loss sequences must be bitwise
+           identical; time per step; memory held (ds) against reserved
+           (PyTorch) and the in-use peaks
+  churn    4,000 random-size tensors on two streams, every sum checked;
+           time per tensor; memory as above
+  scoped   the same model, inference and training, inside
+           ds_alloc.torch.scope (a MemPool over ds), alternating with
+           PyTorch's allocator in one process; the memory given back when
+           the scope ends
+  gate     a tensor read on a second stream, held back by a gate (a sleep
+           kernel), while its memory goes back to ds and is taken again on
+           the first stream: the reader must see the right bytes with the
+           reader registration (hand_off, add_reader), and does not without
+  cupy     the churn with CuPy, its own pool against ds
+  memcheck compute-sanitizer --tool memcheck on a short whole-process run
+
+Usage (libds-alloc's folder on LD_LIBRARY_PATH, ds_alloc on PYTHONPATH):
+
+  ds-alloc-gpu-check.py [--out DIR] [--skip-memcheck] [--only NAME...]
+
+tests/alloc/make-gpu-bundle.sh BUILDDIR DIR packs it with the libraries it
+needs for a machine without GLib; DIR/run.sh runs it there.
+
+Logs go to DIR (default $OUT, else the current folder); a short table is
+printed last. Exit status 0 when every check held.
+"""
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import shutil
+import statistics
+import struct
+import subprocess
+import sys
+import time
+
+MiB = 1 << 20
+RESULT = "RESULT "
+GATE_CYCLES = 400_000_000     # about 0.2 s on an H100
+
+
+# --- workloads (in child processes) -----------------------------------------
+
+def set_deterministic(torch):
+    torch.backends.cudnn.deterministic = True
+    torch.backends.cudnn.benchmark = False
+    torch.use_deterministic_algorithms(True, warn_only=True)
+
+
+def train(torch, steps=30, batch=256, on_step=None, infer=False):
+    nn = torch.nn
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(64 * 8 * 8, 256), nn.ReLU(), nn.Linear(256, 10)).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    g = torch.Generator(device="cuda").manual_seed(1)
+    losses, times = [], []
+    for step in range(steps):
+        t0 = time.perf_counter()
+        x = torch.randn(batch, 3, 32, 32, device="cuda", generator=g)
+        y = torch.randint(0, 10, (batch,), device="cuda", generator=g)
+        if infer:
+            with torch.no_grad():
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+        else:
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+        losses.append(loss.item())
+        times.append(time.perf_counter() - t0)
+        if on_step:
+            on_step()
+    del model, opt
+    # Bitwise: the float64 of each loss, as hex.
+    return [struct.pack("<d", v).hex() for v in losses], times
+
+
+def churn(torch, n=4000, seed=2, live=48, max_numel=2_000_000, on_tick=None):
+    rng = random.Random(seed)
+    streams = [torch.cuda.Stream(), torch.cuda.Stream()]
+    sums, kept = [], []
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for i in range(n):
+        numel = rng.randint(1, max_numel)
+        v = rng.randint(1, 7)
+        with torch.cuda.stream(streams[i % 2]):
+            x = torch.full((numel,), float(v), device="cuda")
+            y = x * 2 + 1
+            sums.append((y.sum(dtype=torch.float64), numel * (2 * v + 1)))
+            kept.append(x)
+            if len(kept) > live:
+                kept.pop(rng.randrange(len(kept)))
+            del x, y
+        if on_tick and i % 10 == 0:
+            on_tick()
+    torch.cuda.synchronize()
+    elapsed = time.perf_counter() - t0
+    wrong = sum(1 for s, want in sums if s.item() != want)
+    del sums, kept
+    if on_tick:
+        on_tick()
+    return {"n": n, "wrong": wrong, "us_per_tensor": elapsed / n * 1e6}
+
+
+def gate(torch, ds_alloc, form, register, pool=None):
+    """A tensor made on stream A is read on stream B behind a gate, then
+    its memory goes back to ds and is taken again on A and overwritten.
+    Returns whether B read the right bytes and whether the memory was
+    taken again (without that the check proves nothing)."""
+    import ds_alloc.torch as dst
+    A = torch.cuda.current_stream()
+    B = torch.cuda.Stream()
+    n = 1 << 20
+    out = torch.zeros(n, device="cuda")
+    torch.cuda.synchronize()
+
+    def in_ds():
+        return dst.scope(pool) if form == "scoped" else contextlib.nullcontext()
+
+    with in_ds():
+        t = torch.full((n,), 7.0, device="cuda")
+        first = t.data_ptr()
+        B.wait_stream(A)
+        with torch.cuda.stream(B):
+            if hasattr(torch.cuda, "_sleep"):
+                torch.cuda._sleep(GATE_CYCLES)
+            else:
+                m = torch.randn(4096, 4096, device="cuda")
+                for _ in range(40):
+                    m = m @ m / 4096
+            out.copy_(t)
+        if register == "hand_off":
+            dst.hand_off(t, B)
+        elif register == "reader":
+            ds_alloc.add_reader(t.data_ptr(), B.cuda_stream, t.device.index)
+        del t
+    with in_ds():
+        u = torch.full((n,), 9.0, device="cuda")
+        reused = u.data_ptr() == first
+        torch.cuda.synchronize()
+        del u
+    right = bool((out == 7.0).all().item())
+    return {"right": right, "reused": reused}
+
+
+def child_torch(mode, workload):
+    import torch
+    import ds_alloc
+    import ds_alloc.torch as dst
+    set_deterministic(torch)
+    result = {"mode": mode, "workload": workload, "torch": torch.__version__}
+    pool = None
+    held = [0]
+
+    def sample():
+        # both sides pay for a reading
+        if pool is not None:
+            held[0] = max(held[0], pool.stats()["bytes_held"])
+        else:
+            torch.cuda.memory_reserved()
+
+    if mode.startswith("process"):
+        pool = ds_alloc.Pool(0)
+        if mode == "process-tight":
+            # A pool of one's own tuned through its public properties: cache
+            # little, give back what is idle at once.
+            pool.max_cached_size = 64 * MiB
+            pool.release_threshold = 0
+            pool.idle_timeout = 0
+        dst.use_for_process(pool)
+    torch.cuda.init()
+    result["device"] = torch.cuda.get_device_name(0)
+    if pool is None:
+        torch.cuda.reset_peak_memory_stats()
+    if workload == "churn" and pool is not None:
+        # first, on a fresh pool: the block given back is the one taken again
+        result["gate_none"] = gate(torch, ds_alloc, "process", "none")
+        result["gate_hand_off"] = gate(torch, ds_alloc, "process", "hand_off")
+
+    if workload == "train":
+        losses, times = train(torch, on_step=sample)
+        result["losses"] = losses
+        result["ms_per_step"] = statistics.median(times[5:]) * 1e3
+    elif workload == "churn":
+        result.update(churn(torch, on_tick=sample))
+    sample()
+    if pool is not None:
+        s = pool.stats()
+        result["ds_held_peak"] = held[0]
+        result["ds_in_use_peak"] = s["peak_bytes_in_use"]
+        result["ds_stats"] = s
+    else:
+        result["torch_reserved_peak"] = torch.cuda.max_memory_reserved()
+        result["torch_allocated_peak"] = torch.cuda.max_memory_allocated()
+    return result
+
+
+def child_scoped():
+    import torch
+    import ds_alloc
+    import ds_alloc.torch as dst
+    set_deterministic(torch)
+    result = {"mode": "scoped", "device": torch.cuda.get_device_name(0)}
+    pool = ds_alloc.Pool(0)
+    runs = []
+    for rnd in range(2):
+        for infer in (True, False):
+            kind = "infer" if infer else "train"
+            # PyTorch's own allocator
+            torch.cuda.empty_cache()
+            torch.cuda.reset_peak_memory_stats()
+            losses, times = train(torch, infer=infer)
+            torch.cuda.synchronize()
+            runs.append({"form": "native", "kind": kind, "losses": losses,
+                         "ms_per_step": statistics.median(times[5:]) * 1e3,
+                         "reserved_peak": torch.cuda.max_memory_reserved(),
+                         "allocated_peak": torch.cuda.max_memory_allocated(),
+                         "reserved_after": torch.cuda.memory_reserved()})
+            torch.cuda.empty_cache()
+            # the same in a ds scope (backward runs on autograd's own
+            # thread, which the scope does not cover)
+            held = [0]
+            reserved = [0]
+
+            def sample():
+                held[0] = max(held[0], pool.stats()["bytes_held"])
+                reserved[0] = max(reserved[0], torch.cuda.memory_reserved())
+
+            with dst.scope(pool):
+                losses, times = train(torch, on_step=sample, infer=infer)
+                sample()
+                in_scope = pool.stats()
+            after_exit = pool.stats()
+            torch.cuda.synchronize()
+            trimmed = pool.trim()
+            after_trim = pool.stats()
+            runs.append({"form": "scoped", "kind": kind, "losses": losses,
+                         "ms_per_step": statistics.median(times[5:]) * 1e3,
+                         "ds_held_peak": held[0], "torch_reserved_in_scope": reserved[0],
+                         "ds_in_use_end_of_scope": in_scope["bytes_in_use"],
+                         "ds_in_use_after_exit": after_exit["bytes_in_use"],
+                         "ds_held_after_exit": after_exit["bytes_held"],
+                         "ds_trimmed": trimmed,
+                         "ds_held_after_trim": after_trim["bytes_held"],
+                         "release_threshold": pool.release_threshold,
+                         "torch_reserved_after_exit": torch.cuda.memory_reserved()})
+    result["runs"] = runs
+    for register in ("none", "reader", "hand_off"):
+        result["gate_" + register] = gate(torch, ds_alloc, "scoped", register, pool)
+    result["live_blocks_end"] = ds_alloc.live_blocks()
+    return result
+
+
+def cupy_churn(cp, n=2000, seed=3, live=48, max_numel=2_000_000, on_tick=None):
+    rng = random.Random(seed)
+    streams = [cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True)]
+    sums, kept = [], []
+    cp.cuda.Device().synchronize()
+    t0 = time.perf_counter()
+    for i in range(n):
+        numel = rng.randint(1, max_numel)
+        v = rng.randint(1, 7)
+        with streams[i % 2]:
+            x = cp.full((numel,), v, dtype=cp.float32)
+            y = x * 2 + 1
+            sums.append((y.sum(dtype=cp.float64), numel * (2 * v + 1)))
+            kept.append(x)
+            if len(kept) > live:
+                kept.pop(rng.randrange(len(kept)))
+            del x, y
+        if on_tick and i % 10 == 0:
+            on_tick()
+    cp.cuda.Device().synchronize()
+    elapsed = time.perf_counter() - t0
+    wrong = sum(1 for s, want in sums if float(s.get()) != want)
+    return {"n": n, "wrong": wrong, "us_per_array": elapsed / n * 1e6}
+
+
+def child_cupy():
+    import cupy as cp
+    import ds_alloc
+    import ds_alloc.cupy as dsc
+    result = {"mode": "cupy", "cupy": cp.__version__}
+    cp.cuda.Device(0).use()
+    result["device"] = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    pool = ds_alloc.Pool(0)
+    cupy_pool = cp.get_default_memory_pool()
+    cupy_churn(cp, n=200)        # warm up kernels (compiled on first use)
+    cupy_pool.free_all_blocks()
+    runs = []
+    for rnd in range(2):
+        total = [0]
+
+        def sample_cupy():
+            total[0] = max(total[0], cupy_pool.total_bytes())
+
+        r = cupy_churn(cp, on_tick=sample_cupy)
+        r.update(form="native", held_peak=total[0], held_after=cupy_pool.total_bytes())
+        runs.append(r)
+        cupy_pool.free_all_blocks()
+        held = [0]
+
+        def sample_ds():
+            held[0] = max(held[0], pool.stats()["bytes_held"])
+
+        with dsc.scope(pool):
+            r = cupy_churn(cp, on_tick=sample_ds)
+        cp.cuda.Device().synchronize()
+        r.update(form="ds", held_peak=held[0], in_use_after=pool.stats()["bytes_in_use"],
+                 in_use_peak=pool.stats()["peak_bytes_in_use"])
+        runs.append(r)
+    result["runs"] = runs
+    result["live_blocks_end"] = ds_alloc.live_blocks()
+    return result
+
+
+def child_memcheck():
+    import torch
+    import ds_alloc
+    import ds_alloc.torch as dst
+    pool = ds_alloc.Pool(0)
+    dst.use_for_process(pool)
+    r = churn(torch, n=100, max_numel=200_000)
+    g = gate(torch, ds_alloc, "process", "hand_off")
+    out = {"mode": "memcheck", "churn_wrong": r["wrong"], "gate": g}
+    try:
+        import cupy as cp
+        import ds_alloc.cupy as dsc
+        with dsc.scope(pool):
+            out["cupy_wrong"] = cupy_churn(cp, n=100, max_numel=200_000)["wrong"]
+    except ImportError:
+        out["cupy_wrong"] = None
+    return out
+
+
+def run_child(name):
+    if name == "scoped":
+        r = child_scoped()
+    elif name == "cupy":
+        r = child_cupy()
+    elif name == "memcheck":
+        r = child_memcheck()
+    else:
+        mode, workload = name.split(":")
+        r = child_torch(mode, workload)
+    print(RESULT + json.dumps(r), flush=True)
+
+
+# --- the driver ------------------------------------------------------------
+
+def spawn(args, out_dir, name, log, timeout, prefix=()):
+    cmd = list(prefix) + [sys.executable, os.path.abspath(__file__), "--child", name]
+    t0 = time.time()
+    try:
+        env = dict(os.environ, PYTHONFAULTHANDLER="1")
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        text, rc = p.stdout + p.stderr, p.returncode
+    except subprocess.TimeoutExpired as e:
+        text = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        text += "\nTIMEOUT after %d s" % timeout
+        rc = 124
+    log.write("=== %s (rc %d, %.1f s): %s\n%s\n" % (name, rc, time.time() - t0, " ".join(cmd), text))
+    log.flush()
+    for line in text.splitlines():
+        if line.startswith(RESULT):
+            r = json.loads(line[len(RESULT):])
+            r["rc"] = rc
+            r["output_tail"] = text[-2000:] if rc else ""
+            return r
+    return {"rc": rc, "error": text[-3000:]}
+
+
+def fmt_mib(b):
+    return "%.0f MiB" % (b / MiB) if b is not None else "-"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--child")
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--skip-memcheck", action="store_true")
+    ap.add_argument("--only", nargs="*", help="run only these children (e.g. cupy "
+                    "native:churn process:churn)")
+    args = ap.parse_args()
+    if args.child:
+        run_child(args.child)
+        return 0
+
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    os.environ["PYTHONUNBUFFERED"] = "1"
+    os.makedirs(args.out, exist_ok=True)
+    log = open(os.path.join(args.out, "ds-alloc-gpu.log"), "w")
+    results = {}
+    order = []
+    for rnd in range(2):          # alternating: PyTorch's own, then ds
+        for workload in ("train", "churn"):
+            for mode in ("native", "process"):
+                order.append("%s:%s" % (mode, workload))
+    order += ["process-tight:train", "process-tight:churn", "scoped", "cupy"]
+    if args.only:
+        order = [n for n in order if n in args.only]
+    for name in order:
+        results.setdefault(name, []).append(spawn(args, args.out, name, log, 120))
+        print("done", name, "rc", results[name][-1]["rc"], flush=True)
+
+    if not args.skip_memcheck and shutil.which("compute-sanitizer") and \
+       (not args.only or "memcheck" in args.only):
+        mc_log = os.path.join(args.out, "memcheck.log")
+        r = spawn(args, args.out, "memcheck", log, 150,
+                  prefix=["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "1",
+                          "--print-limit", "20", "--log-file", mc_log])
+        results["memcheck"] = [r]
+        print("done memcheck rc", r["rc"], flush=True)
+    with open(os.path.join(args.out, "ds-alloc-gpu.json"), "w") as f:
+        json.dump(results, f, indent=1)
+
+    # --- the table ---
+    ok = True
+    lines = []
+
+    def row(*cells):
+        lines.append(" | ".join(str(c) for c in cells))
+
+    def get(name, i=None):
+        rs = [r for r in results.get(name, []) if "error" not in r]
+        return rs if i is None else (rs[i] if i < len(rs) else None)
+
+    dev = next((r.get("device") for rs in results.values() for r in rs if r.get("device")), "?")
+    row("card", dev)
+    nat_t, ds_t = get("native:train"), get("process:train")
+    if nat_t and ds_t:
+        ref = nat_t[0]["losses"]
+        same = all(r["losses"] == ref for r in nat_t + ds_t + get("process-tight:train"))
+        ok &= same
+        row("train 30 steps: losses bitwise identical (all runs)", same)
+        row("train ms/step native | ds process (per run)",
+            " ".join("%.2f" % r["ms_per_step"] for r in nat_t), "|",
+            " ".join("%.2f" % r["ms_per_step"] for r in ds_t))
+        row("train memory: torch reserved peak | ds held peak | ratio",
+            fmt_mib(nat_t[0]["torch_reserved_peak"]), fmt_mib(ds_t[0]["ds_held_peak"]),
+            "%.2f" % (ds_t[0]["ds_held_peak"] / max(1, nat_t[0]["torch_reserved_peak"])))
+        row("train in-use peak: torch allocated | ds in use",
+            fmt_mib(nat_t[0]["torch_allocated_peak"]), fmt_mib(ds_t[0]["ds_in_use_peak"]))
+    else:
+        ok = False
+        row("train", "FAILED (see log)")
+    tt = get("process-tight:train", 0)
+    if tt:
+        row("train ds tight pool: ms/step | held peak | ratio to torch reserved",
+            "%.2f" % tt["ms_per_step"], fmt_mib(tt["ds_held_peak"]),
+            "%.2f" % (tt["ds_held_peak"] / max(1, nat_t[0]["torch_reserved_peak"])) if nat_t else "-")
+    nat_c, ds_c = get("native:churn"), get("process:churn")
+    if nat_c and ds_c:
+        wrong = sum(r["wrong"] for r in nat_c + ds_c)
+        ok &= wrong == 0
+        row("churn 4000 tensors, 2 streams: wrong sums (all runs)", wrong)
+        row("churn us/tensor native | ds process",
+            " ".join("%.1f" % r["us_per_tensor"] for r in nat_c), "|",
+            " ".join("%.1f" % r["us_per_tensor"] for r in ds_c))
+        row("churn memory: torch reserved peak | ds held peak | ratio",
+            fmt_mib(nat_c[0]["torch_reserved_peak"]), fmt_mib(ds_c[0]["ds_held_peak"]),
+            "%.2f" % (ds_c[0]["ds_held_peak"] / max(1, nat_c[0]["torch_reserved_peak"])))
+        row("churn in-use peak: torch allocated | ds in use",
+            fmt_mib(nat_c[0]["torch_allocated_peak"]), fmt_mib(ds_c[0]["ds_in_use_peak"]))
+        g0, g1 = ds_c[0].get("gate_none"), ds_c[0].get("gate_hand_off")
+        row("gate, whole process: right bytes without | with hand_off (memory taken again)",
+            g0, "|", g1)
+        ok &= bool(g1 and g1["right"])
+    else:
+        ok = False
+        row("churn", "FAILED (see log)")
+    tc = get("process-tight:churn", 0)
+    if tc:
+        row("churn ds tight pool: us/tensor | held peak | wrong",
+            "%.1f" % tc["us_per_tensor"], fmt_mib(tc["ds_held_peak"]), tc["wrong"])
+    sc = get("scoped", 0)
+    if sc:
+        runs = sc["runs"]
+        for kind in ("infer", "train"):
+            nat = [r for r in runs if r["form"] == "native" and r["kind"] == kind]
+            scp = [r for r in runs if r["form"] == "scoped" and r["kind"] == kind]
+            same = all(r["losses"] == nat[0]["losses"] for r in nat + scp)
+            ok &= same
+            row("scoped %s: losses bitwise identical to native" % kind, same)
+            row("scoped %s ms/step native | scoped" % kind,
+                " ".join("%.2f" % r["ms_per_step"] for r in nat), "|",
+                " ".join("%.2f" % r["ms_per_step"] for r in scp))
+            row("scoped %s memory: torch reserved peak (native) | ds held peak (scope) | ratio"
+                % kind, fmt_mib(nat[0]["reserved_peak"]), fmt_mib(scp[0]["ds_held_peak"]),
+                "%.2f" % (scp[0]["ds_held_peak"] / max(1, nat[0]["reserved_peak"])))
+            row("scoped %s given back: torch reserved after native run | ds in use after "
+                "scope | ds held after scope | after trim" % kind,
+                fmt_mib(nat[0]["reserved_after"]), fmt_mib(scp[0]["ds_in_use_after_exit"]),
+                fmt_mib(scp[0]["ds_held_after_exit"]), fmt_mib(scp[0]["ds_held_after_trim"]))
+            ok &= scp[0]["ds_in_use_after_exit"] == 0
+        row("gate, scoped: none | add_reader | hand_off",
+            sc["gate_none"], "|", sc["gate_reader"], "|", sc["gate_hand_off"])
+        ok &= sc["gate_reader"]["right"] and sc["gate_hand_off"]["right"]
+    else:
+        ok = False
+        row("scoped", "FAILED (see log)")
+    cu = get("cupy", 0)
+    if cu:
+        runs = cu["runs"]
+        wrong = sum(r["wrong"] for r in runs)
+        ok &= wrong == 0
+        row("cupy churn 2000 arrays, 2 streams: wrong sums", wrong)
+        row("cupy us/array native | ds",
+            " ".join("%.1f" % r["us_per_array"] for r in runs if r["form"] == "native"), "|",
+            " ".join("%.1f" % r["us_per_array"] for r in runs if r["form"] == "ds"))
+        row("cupy memory: cupy pool peak | ds held peak",
+            fmt_mib(runs[0]["held_peak"]), fmt_mib(runs[1]["held_peak"]))
+    else:
+        ok = False
+        row("cupy", "FAILED (see log)")
+    mc = results.get("memcheck", [None])[0]
+    if mc is not None:
+        row("compute-sanitizer memcheck (rc, 0 = no error)", mc["rc"],
+            "churn wrong %s, gate %s, cupy wrong %s" % (mc.get("churn_wrong"), mc.get("gate"),
+                                                      mc.get("cupy_wrong")))
+        ok &= mc["rc"] == 0
+    print("\n".join(lines))
+    with open(os.path.join(args.out, "ds-alloc-gpu-table.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
