@@ -17,6 +17,7 @@
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <execinfo.h>
 #include <stdint.h>
 #include <string.h>
@@ -137,7 +138,30 @@ dlsym (void       *handle,
       if (real_dlsym == NULL)
         real_dlsym = dlvsym (RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
     }
-  sym = real_dlsym (handle, name);
+  if (handle == RTLD_NEXT)
+    {
+      /* The next object after the caller's, not after this library's: the
+       * objects that follow the caller in the link map, in order. */
+      struct link_map *map = NULL;
+      Dl_info info;
+
+      sym = NULL;
+      if (dladdr1 (__builtin_return_address (0), &info, (void **) &map, RTLD_DL_LINKMAP) != 0)
+        for (map = map != NULL ? map->l_next : NULL; map != NULL && sym == NULL; map = map->l_next)
+          {
+            void *next = dlopen (map->l_name, RTLD_LAZY | RTLD_NOLOAD);
+
+            if (next != NULL)
+              {
+                sym = real_dlsym (next, name);
+                dlclose (next);
+              }
+          }
+    }
+  else
+    {
+      sym = real_dlsym (handle, name);
+    }
   if (sym == NULL)
     return sym;
   if (strcmp (name, "cuGetProcAddress_v2") == 0)
