@@ -7,14 +7,6 @@
 
 #include "config.h"
 
-#include <errno.h>
-#ifdef __linux__
-# include <sys/mman.h>
-# include <sys/syscall.h>
-# include <sys/uio.h>
-# include <unistd.h>
-#endif
-
 #include "ds-access-order-private.h"
 #include "ds-error.h"
 
@@ -84,8 +76,8 @@ ds_access_order_init_stream (DsAccessOrder *self,
   self->stream = stream;
   self->device = device;
 
-  ds_cuda_stream_describe (stream, device, &self->device, &self->context,
-                           &self->stream_id);
+  (void) ds_cuda_stream_describe (stream, device, &self->device, &self->context,
+                                  &self->stream_id);
 }
 
 /**
@@ -128,38 +120,6 @@ ds_access_order_new_stream (gpointer stream,
   return self;
 }
 
-/* Whether @handle points at memory of this process. A stream handle is a
- * pointer that the CUDA driver dereferences, so an integer that points
- * nowhere (a device number, a made-up value) would crash it inside
- * libcuda; one that points at memory may still not be a stream, which
- * nothing can check. Reading one byte there with process_vm_readv ()
- * fails with EFAULT instead of faulting; where a sandbox refuses that
- * call, mincore () says whether the page is mapped at all. */
-static gboolean
-handle_points_at_memory (guint64 handle)
-{
-#ifdef __linux__
-  long page = sysconf (_SC_PAGESIZE);
-  unsigned char resident;
-# ifdef SYS_process_vm_readv
-  char byte;
-  struct iovec local = { &byte, 1 };
-  struct iovec remote = { (void *) (guintptr) handle, 1 };
-
-  if (syscall (SYS_process_vm_readv, (long) getpid (), &local, 1UL, &remote, 1UL, 0UL) == 1)
-    return TRUE;
-  if (errno == EFAULT)
-    return FALSE;
-# endif
-  if (page <= 0)
-    return TRUE;
-  return mincore ((void *) (guintptr) (handle & ~(guint64) (page - 1)), 1, &resident) == 0 ||
-         errno != ENOMEM;
-#else
-  return TRUE;
-#endif
-}
-
 /**
  * ds_access_order_new_for_handle:
  * @stream_handle: a `cudaStream_t` as an integer (0 is the legacy default
@@ -169,29 +129,46 @@ handle_points_at_memory (guint64 handle)
  * Creates the order of a stream given as an integer, which is how bindings
  * pass stream handles.
  *
- * The handle must be that of a live stream (or 0, 1 for `cudaStreamLegacy`,
- * 2 for `cudaStreamPerThread`): a stream handle is a pointer that the CUDA
- * driver dereferences. An integer that points at no memory of the process
- * (a device number, a made-up value) is refused with a critical; one that
- * points at memory that is not a stream cannot be told apart, and crashes
- * the process on a machine with a GPU, as it does in every CUDA binding.
+ * The handle must be that of a live stream, or 0 (the legacy default
+ * stream), 1 (`cudaStreamLegacy`) or 2 (`cudaStreamPerThread`), as in
+ * every CUDA binding (PyTorch's `torch.cuda.ExternalStream`, CuPy's
+ * `ExternalStream`): a stream handle is a pointer that the CUDA driver
+ * dereferences, and nothing can tell a pointer to a stream from any other
+ * value. Where the binding has a typed stream object
+ * (`GstCuda.CudaStream`, the stream of libds-gst, an object with
+ * `__cuda_stream__`), pass that instead.
+ *
+ * Where a CUDA driver is present, the driver is asked for the stream's
+ * identity (one call, which the order needs anyway): a handle it refuses
+ * is refused here with a critical and `NULL`. Without a driver the handle
+ * is kept as given, and device work in the order fails with
+ * %DS_ERROR_NO_DEVICE.
  *
  * Returns: (transfer full) (nullable): a new #DsAccessOrder, or `NULL`
- *   for a handle that points at no memory
+ *   for a handle the CUDA driver refuses
  */
 DsAccessOrder *
 ds_access_order_new_for_handle (guint64 stream_handle,
                                 gint    device)
 {
-  if (stream_handle > 2 && !handle_points_at_memory (stream_handle))
+  DsAccessOrder *self;
+
+  g_return_val_if_fail (device >= -1, NULL);
+
+  self = g_new0 (DsAccessOrder, 1);
+  self->type = DS_ACCESS_ORDER_TYPE_DEVICE;
+  self->stream = (gpointer) (guintptr) stream_handle;
+  self->device = device;
+  if (!ds_cuda_stream_describe (self->stream, device, &self->device, &self->context,
+                                &self->stream_id))
     {
       g_critical ("ds_access_order_new_for_handle: 0x%" G_GINT64_MODIFIER "x is not the "
-                  "handle of a CUDA stream: it points at no memory of this process",
-                  stream_handle);
+                  "handle of a live CUDA stream: the CUDA driver refuses it", stream_handle);
+      g_free (self);
       return NULL;
     }
 
-  return ds_access_order_new_stream ((gpointer) (guintptr) stream_handle, device);
+  return self;
 }
 
 /**

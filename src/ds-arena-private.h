@@ -147,4 +147,10 @@ gboolean ds_arena_release       (DsArena             *arena,
  * while queued work may still touch them. */
 void     ds_arena_abandon       (DsArena             *arena);
 
+/* Takes block @i out of @arena without giving it back, for whoever keeps
+ * it instead (ds-export-hold.c, before a release); the arena bumps no
+ * more in it. */
+DsArenaBlock ds_arena_take_out  (DsArena             *arena,
+                                 guint                i);
+
 G_END_DECLS

@@ -199,3 +199,41 @@ ds_arena_abandon (DsArena *arena)
   empty (arena);
   ds_growth_restart (&arena->growth);
 }
+
+DsArenaBlock
+ds_arena_take_out (DsArena *arena,
+                   guint    i)
+{
+  DsArenaBlock block = arena->blocks[i];
+
+  g_return_val_if_fail (i < arena->n_blocks, block);
+
+  if (i == arena->n_blocks - 1)
+    {
+      /* The newest: what its allocations took moves to the count of
+       * older blocks, and the window closes on the block before, so that
+       * nothing bumps in either. */
+      arena->taken = ds_arena_get_taken (arena);
+      arena->n_blocks--;
+      if (arena->n_blocks > 0)
+        arena->window->_cur = arena->window->_end =
+          (guintptr) arena->blocks[arena->n_blocks - 1].ptr;
+      else
+        arena->window->_cur = arena->window->_end = 0;
+    }
+  else
+    {
+      memmove (&arena->blocks[i], &arena->blocks[i + 1],
+               (arena->n_blocks - i - 1) * sizeof *arena->blocks);
+      arena->n_blocks--;
+    }
+  arena->reserved -= block.size;
+  /* Nothing left for the release to give back: the unit ends here, and
+   * the growth learns what it took, as a release would teach it. */
+  if (arena->n_blocks == 0)
+    {
+      ds_growth_learn (&arena->growth, arena->taken);
+      arena->taken = 0;
+    }
+  return block;
+}

@@ -17,11 +17,21 @@
 
 G_BEGIN_DECLS
 
+typedef struct _DsExportHold DsExportHold;
+
 typedef struct
 {
   guint64              generation;  /* bumped by every release */
-  gint                 n_exports;   /* exports alive (atomic: they die on any thread) */
+  /* Exports alive of the current generation (atomic: they die on any
+   * thread). */
+  gint                 n_exports;
   const DsAccessOrder *order;       /* copies, fills and waits run in it */
+  /* The exports of the current generation (ds-export-hold-private.h),
+   * made at the first; NULL during a release. */
+  DsExportHold        *hold;
+  gboolean             releasing;
+  /* Bytes of each kind that releases left with live exports (atomic). */
+  guint64              held[DS_N_MEMORY_KINDS];
 } DsBlockSource;
 
 /* A block of @size bytes of @kind memory at @ptr, handed out by

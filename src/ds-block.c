@@ -10,6 +10,7 @@
 #include "ds-access-order-private.h"
 #include "ds-error.h"
 #include "ds-block-private.h"
+#include "ds-export-hold-private.h"
 
 /**
  * DsBlock:
@@ -43,6 +44,7 @@ struct _DsBlock
   DsMemoryKind     kind;
   guint64          generation;
   gboolean         export;      /* counted in the scratchpad's exports */
+  DsExportLink     link;        /* an export's place in its hold */
 };
 
 DsBlock *
@@ -98,8 +100,9 @@ ds_block_unref (DsBlock *self)
 
   if (g_atomic_ref_count_dec (&self->ref_count))
     {
+      /* The last export of memory a release left gives it back. */
       if (self->export)
-        g_atomic_int_add (&self->source->n_exports, -1);
+        ds_export_hold_leave (self->source, &self->link);
       g_object_unref (self->scratchpad);
       g_free (self);
     }
@@ -299,6 +302,8 @@ ds_block_read (DsBlock  *self,
 
   if (!check_range (self, offset, length, error))
     return NULL;
+  if (length == 0)
+    return g_bytes_new (NULL, 0);
 
   data = g_malloc (MAX (length, 1));
 
@@ -417,6 +422,8 @@ ds_block_fill (DsBlock  *self,
 
   if (!check_range (self, 0, self->size, error))
     return FALSE;
+  if (self->size == 0)
+    return TRUE;
 
   if (self->kind == DS_MEMORY_KIND_DEVICE)
     {
@@ -444,13 +451,15 @@ ds_block_fill (DsBlock  *self,
  * The Python override of `Ds.Block` makes one for each such view, and
  * drops it when the view is gone.
  *
- * While an export exists, the scratchpad is not released:
- * [method@Ds.Scratchpad.release] refuses with a critical (the Python
- * override checks [method@Ds.Scratchpad.get_n_exports] first and raises
- * `BufferError`, as `mmap.close()` does with exported buffers), and the
- * export holds a reference on the scratchpad, so that finalization cannot
- * give the memory back either. So no view ever points at memory that was
- * given back.
+ While an export exists, its memory is not given back:
+ * [method@Ds.Scratchpad.try_release] gives everything else back and keeps
+ * the upstream blocks holding exported memory until their last export is
+ * gone, then gives them back in the order they would have gone back in
+ * ([method@Ds.Scratchpad.get_held_by_exports] counts them);
+ * [method@Ds.Scratchpad.release] refuses with a critical. The export
+ * holds a reference on the scratchpad, so that finalization cannot give
+ * the memory back either. So no view ever points at memory that was given
+ * back.
  *
  * Returns: (transfer full): the export, or `NULL` with @error set
  *   (%DS_ERROR_INVALID_ARGUMENT when @self is no longer valid)
@@ -468,8 +477,17 @@ ds_block_export (DsBlock  *self,
     return NULL;
 
   export = ds_block_new (self->scratchpad, self->source, self->ptr, self->size, self->kind);
+  export->generation = self->generation;
+  /* Refused if a release (on another thread) got there first. */
+  if (!ds_export_hold_join (self->source, &export->link, self->generation, self->ptr,
+                            self->size))
+    {
+      ds_block_unref (export);
+      g_set_error_literal (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+                           "The block's scratchpad was released; its memory is gone");
+      return NULL;
+    }
   export->export = TRUE;
-  g_atomic_int_add (&self->source->n_exports, 1);
 
   return export;
 }

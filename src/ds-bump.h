@@ -69,14 +69,20 @@ _ds_bump_place (guintptr  cur,
       if (start < cur || start > end)
         return FALSE;
     }
-  /* A size of 0 wraps to the largest value: it never fits. */
+  /* The common case first, with one comparison: the rounded size fits
+   * (a size of 0, or one that wraps when rounded, makes rounded - 1 the
+   * largest value). Else the size alone may fit, taking the rest of a
+   * block whose end is not a multiple of 16; a size of 0 wraps to the
+   * largest value again, and never fits. */
   room = end - start;
-  if (G_UNLIKELY (size - 1 >= room))
-    return FALSE;
-
   *p = start;
-  *next = start + (rounded - 1 < room ? rounded : room);
-  return TRUE;
+  if (G_LIKELY (rounded - 1 < room))
+    {
+      *next = start + rounded;
+      return TRUE;
+    }
+  *next = end;
+  return size - 1 < room;
 }
 
 /* The rule applied to the window @w: the place, with the cursor moved

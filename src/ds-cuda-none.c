@@ -68,7 +68,7 @@ ds_cuda_get_primary_context (gint device)
   return NULL;
 }
 
-void
+gboolean
 ds_cuda_stream_describe (gpointer  stream,
                          gint      device_hint,
                          gint     *device,
@@ -78,6 +78,7 @@ ds_cuda_stream_describe (gpointer  stream,
   *device = device_hint;
   *context = NULL;
   *id = 0;
+  return TRUE;
 }
 
 gboolean

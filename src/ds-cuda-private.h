@@ -92,8 +92,10 @@ gpointer ds_cuda_get_primary_context (gint        device);
  * the primary context of a device that is not current) and its identity
  * (cudaStreamGetId (); 0 for the legacy default stream), which unlike the
  * handle is never reused by a later stream. Leaves -1/NULL/0 where the
- * runtime cannot tell. */
-void     ds_cuda_stream_describe     (gpointer    stream,
+ * runtime cannot tell. FALSE only where a driver is present and refuses
+ * the identity of an explicit stream (a destroyed or made-up handle that
+ * it can tell from a stream: it cannot always). */
+gboolean ds_cuda_stream_describe     (gpointer    stream,
                                       gint        device_hint,
                                       gint       *device,
                                       gpointer   *context,

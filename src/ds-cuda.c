@@ -294,7 +294,7 @@ ds_cuda_get_primary_context (gint device)
   return ctx;
 }
 
-void
+gboolean
 ds_cuda_stream_describe (gpointer  stream,
                          gint      device_hint,
                          gint     *device,
@@ -307,7 +307,7 @@ ds_cuda_stream_describe (gpointer  stream,
 
   cuda_init ();
   if (!cuda.available)
-    return;
+    return TRUE;
 
   if (stream != NULL)
     {
@@ -323,13 +323,19 @@ ds_cuda_stream_describe (gpointer  stream,
       static __thread guint next;
       unsigned long long stream_id = 0;
       int d = device_hint;
+      cudaError_t status = cudaSuccess;
 
       if ((!by_driver (cuda.stream_get_id != NULL, stream) ||
            DRIVER (cuda.stream_get_id (stream, &stream_id)) != CU_OK) &&
-          cudaStreamGetId (stream, &stream_id) != cudaSuccess)
+          (status = cudaStreamGetId (stream, &stream_id)) != cudaSuccess)
         {
           (void) cudaGetLastError ();
           stream_id = 0;
+          /* What the driver says of a handle that is no stream it knows
+           * (it cannot tell every such handle). */
+          if (status == cudaErrorInvalidResourceHandle || status == cudaErrorContextIsDestroyed ||
+              status == cudaErrorInvalidValue)
+            return FALSE;
         }
       *id = stream_id;
 
@@ -338,7 +344,7 @@ ds_cuda_stream_describe (gpointer  stream,
           {
             *device = seen[i].device;
             *context = seen[i].context;
-            return;
+            return TRUE;
           }
 
       if (d < 0 && cudaStreamGetDevice (stream, &d) != cudaSuccess)
@@ -370,6 +376,8 @@ ds_cuda_stream_describe (gpointer  stream,
       if (*device == current)
         *context = ds_cuda_get_current_context ();
     }
+
+  return TRUE;
 }
 
 gboolean

@@ -19,6 +19,7 @@
 #include "ds-scratchpad-private.h"
 #include "ds-default-resources-private.h"
 #include "ds-error.h"
+#include "ds-export-hold-private.h"
 #include "ds-memory-resource-private.h"
 #include "ds-recorder-private.h"
 
@@ -165,12 +166,46 @@ set_up_kind (DsScratchpad  *self,
 /* A new block for a checked request, setting @kind up first if need be.
  * Device memory is allocated in the device order; pinned and managed
  * memory in host order, since the CPU fills them. */
+static gpointer take_block_in_resource (DsScratchpad  *self,
+                                        DsMemoryKind   kind,
+                                        gsize          size,
+                                        gsize          alignment,
+                                        GError       **error);
+
 static gpointer
 take_block (DsScratchpad  *self,
             DsMemoryKind   kind,
             gsize          size,
             gsize          alignment,
             GError       **error)
+{
+  gpointer ptr;
+
+  /* What follows may call the resource: it may not re-enter (see
+   * ds_scratchpad_enter ()). */
+  self->in_resource = TRUE;
+  ptr = take_block_in_resource (self, kind, size, alignment, error);
+  self->in_resource = FALSE;
+
+  /* The resource disposed the scratchpad: the block stays in the arena
+   * until finalize (or a release) gives it back. */
+  if (G_UNLIKELY (self->disposed) && ptr != NULL)
+    {
+      self->windows[kind]._end = self->windows[kind]._cur;
+      g_set_error (error, DS_ERROR, DS_ERROR_DISPOSED,
+                   "The scratchpad was disposed by its %s resource while it allocated",
+                   ds_memory_kind_get_nick (kind));
+      return NULL;
+    }
+  return ptr;
+}
+
+static gpointer
+take_block_in_resource (DsScratchpad  *self,
+                        DsMemoryKind   kind,
+                        gsize          size,
+                        gsize          alignment,
+                        GError       **error)
 {
   DsArena *arena = &self->arenas[kind];
   const DsAccessOrder *order = NULL;
@@ -210,33 +245,24 @@ void
 ds_scratchpad_set_busy_error (DsScratchpad  *self,
                               GError       **error)
 {
-  g_set_error (error, DS_ERROR, DS_ERROR_BUSY,
+  if (self->in_resource && self->user == &ds_scratchpad_thread_token)
+    g_set_error (error, DS_ERROR, DS_ERROR_BUSY,
+                 "Scratchpad %p was called from its own memory resource "
+                 "while it allocated or gave memory back", (void *) self);
+  else
+    g_set_error (error, DS_ERROR, DS_ERROR_BUSY,
                "Scratchpad %p is in use by another thread (one scratchpad is used "
                "by one thread at a time)", (void *) self);
 }
 
-/**
- * ds_scratchpad_alloc_slow: (skip)
- * @self: a #DsScratchpad
- * @kind: the kind of memory
- * @size: the number of bytes
- * @alignment: a power of two, or 0 for 16
- * @error: return location for a #GError
- *
- * [method@Ds.Scratchpad.alloc] for a request that did not fit the current
- * block of its kind: what the inline ds_scratchpad_alloc() of C callers
- * calls for anything but the bump (the checks, the kind's set-up, a new
- * block). Calling it directly is the same as calling
- * [method@Ds.Scratchpad.alloc], without trying the current block first.
- *
- * Returns: the memory, as [method@Ds.Scratchpad.alloc]
- */
-gpointer
-ds_scratchpad_alloc_slow (DsScratchpad  *self,
-                          DsMemoryKind   kind,
-                          gsize          size,
-                          gsize          alignment,
-                          GError       **error)
+/* ds_scratchpad_alloc () for a request that did not fit the current
+ * block of its kind: the checks, the kind's set-up, a new block. */
+static G_GNUC_NO_INLINE gpointer
+scratchpad_alloc_slow (DsScratchpad  *self,
+                       DsMemoryKind   kind,
+                       gsize          size,
+                       gsize          alignment,
+                       GError       **error)
 {
   GError *local_error = NULL;
   gsize a = alignment;
@@ -297,7 +323,7 @@ scratchpad_alloc (DsScratchpad  *self,
         return ptr;
     }
 
-  return ds_scratchpad_alloc_slow (self, kind, size, alignment, error);
+  return scratchpad_alloc_slow (self, kind, size, alignment, error);
 }
 
 /**
@@ -392,8 +418,8 @@ ds_scratchpad_alloc_array (DsScratchpad  *self,
  * [struct@Ds.Block], which is how bindings allocate (`sp.alloc(kind, size,
  * alignment)` in Python and JavaScript).
  *
- * Returns: (transfer full) (nullable): a new #DsBlock, `NULL` for size 0 or
- *   with @error set
+ * Returns: (transfer full) (nullable): a new #DsBlock (for size 0 an empty
+ *   one, whose address is 0), or `NULL` with @error set
  */
 DsBlock *
 ds_scratchpad_alloc_block (DsScratchpad  *self,
@@ -402,6 +428,7 @@ ds_scratchpad_alloc_block (DsScratchpad  *self,
                            gsize          alignment,
                            GError       **error)
 {
+  GError *local_error = NULL;
   gboolean nested;
   gpointer ptr;
 
@@ -413,18 +440,16 @@ ds_scratchpad_alloc_block (DsScratchpad  *self,
       ds_scratchpad_set_busy_error (self, error);
       return NULL;
     }
-  ptr = scratchpad_alloc (self, kind, size, alignment, error);
+  ptr = scratchpad_alloc (self, kind, size, alignment, &local_error);
   ds_scratchpad_leave (self, nested);
-  if (ptr == NULL)
-    return NULL;
+  /* Size 0 is an empty block (address 0), as an empty array is an array. */
+  if (ptr == NULL && (local_error != NULL || size != 0))
+    {
+      g_propagate_error (error, local_error);
+      return NULL;
+    }
 
   return ds_block_new (self, &self->source, ptr, size, kind);
-}
-
-gpointer
-ds_scratchpad_iface_get_windows_impl (DsScratchpadIface *iface)
-{
-  return ((DsScratchpad *) iface)->windows;
 }
 
 gpointer
@@ -477,6 +502,8 @@ give_back (DsScratchpad *self,
   if (scoped_kinds != 0)
     in_scope = ds_access_order_enter (&self->device_order, &scope, &scope_error);
 
+  /* The resources' code may not re-enter (see ds_scratchpad_enter ()). */
+  self->in_resource = TRUE;
   ds_fence_batch_init (&batch);
   if (recording)
     for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
@@ -511,6 +538,7 @@ give_back (DsScratchpad *self,
     }
 
   ds_fence_batch_finish (&batch);
+  self->in_resource = FALSE;
   if (in_scope)
     ds_cuda_scope_leave (&scope);
   if (G_UNLIKELY (scope_error != NULL))
@@ -580,6 +608,98 @@ ds_scratchpad_release (DsScratchpad *self)
   self->in_use = FALSE;
   self->source.generation++;
   ds_scratchpad_leave (self, nested);
+}
+
+/**
+ * ds_scratchpad_try_release:
+ * @self: a #DsScratchpad
+ * @error: return location for a #GError
+ *
+ * Gives all memory back now, in stream order, like
+ * [method@Ds.Scratchpad.release], except that memory still in use by
+ * exports of its blocks ([method@Ds.Block.export]: the NumPy arrays,
+ * memoryviews and DLPack tensors of the Python override) follows them:
+ * the upstream blocks holding exported memory stay out of use until the
+ * last export of each is gone, then go back in the order they would have
+ * gone back in now, whichever thread drops that export
+ * ([method@Ds.Scratchpad.get_held_by_exports] counts their bytes). Every
+ * other block goes back now, and the scratchpad is empty and usable
+ * again, as after a release. This is how the end of a unit of work should
+ * release when views of its memory may outlive it, as array libraries let
+ * an array keep the memory it uses.
+ *
+ * Returns: `TRUE` if it released; `FALSE` with %DS_ERROR_BUSY if another
+ *   thread is inside the scratchpad, or the scratchpad's own memory
+ *   resource called this while the scratchpad called it (nothing is
+ *   given back then)
+ */
+gboolean
+ds_scratchpad_try_release (DsScratchpad  *self,
+                           GError       **error)
+{
+  DsExportHold *hold;
+  gboolean nested;
+  guint held;
+
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (G_UNLIKELY (!ds_scratchpad_enter (self, &nested)))
+    {
+      ds_scratchpad_set_busy_error (self, error);
+      return FALSE;
+    }
+
+  /* No export joins until the generation has moved on. */
+  hold = ds_export_hold_detach (&self->source);
+  held = ds_scratchpad_held_kinds (self);
+  if (G_UNLIKELY (hold != NULL))
+    {
+      guint scoped = held & ~self->self_scoped & ~(1u << DS_MEMORY_KIND_HOST);
+
+      for (guint left = held; left != 0; left &= left - 1)
+        {
+          DsMemoryKind kind = (DsMemoryKind) __builtin_ctz (left);
+
+          ds_export_hold_take (hold, &self->source, kind, &self->arenas[kind],
+                               ds_scratchpad_dealloc_order (self, kind),
+                               (scoped & (1u << kind)) ? &self->device_order : NULL);
+        }
+      held = ds_scratchpad_held_kinds (self);
+    }
+  if (held != 0)
+    give_back (self, held, self->keep_blocks && !self->disposed);
+
+  self->in_use = FALSE;
+  self->source.generation++;
+  ds_export_hold_reopen (&self->source);
+  ds_scratchpad_leave (self, nested);
+
+  if (hold != NULL)
+    ds_export_hold_unref (hold, &self->source);
+  return TRUE;
+}
+
+/**
+ * ds_scratchpad_get_held_by_exports:
+ * @self: a #DsScratchpad
+ * @kind: a memory kind
+ *
+ * The bytes of @kind that releases ([method@Ds.Scratchpad.try_release])
+ * left out of use for exports of their blocks that are still alive: the
+ * upstream blocks they pin, given back when the last export in each is
+ * gone. They are not counted in [method@Ds.Scratchpad.get_reserved].
+ *
+ * Returns: the bytes of @kind that live exports keep from going back
+ */
+guint64
+ds_scratchpad_get_held_by_exports (DsScratchpad *self,
+                                   DsMemoryKind  kind)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), 0);
+  g_return_val_if_fail (DS_MEMORY_KIND_IS_VALID (kind), 0);
+
+  return ds_export_hold_get_held (&self->source, kind);
 }
 
 /* Before a setting changes (no allocation is alive): gives back the
@@ -666,9 +786,10 @@ ds_scratchpad_get_n_blocks (DsScratchpad *self,
  * ds_scratchpad_get_n_exports:
  * @self: a #DsScratchpad
  *
- * The number of exports ([method@Ds.Block.export]) of @self's blocks that
- * are alive. While it is not 0, [method@Ds.Scratchpad.release] refuses to
- * give the memory back.
+ * The number of exports ([method@Ds.Block.export]) of blocks that @self
+ * handed out since its last release that are alive. While it is not 0,
+ * [method@Ds.Scratchpad.release] refuses to give the memory back, and
+ * [method@Ds.Scratchpad.try_release] keeps what they use.
  *
  * Returns: the number of exports alive
  */

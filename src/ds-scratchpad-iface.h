@@ -14,7 +14,6 @@
 
 #include "ds-types.h"
 #include "ds-memory-kind.h"
-#include "ds-bump.h"
 
 G_BEGIN_DECLS
 
@@ -28,11 +27,6 @@ G_DECLARE_INTERFACE (DsScratchpadIface, ds_scratchpad_iface, DS, SCRATCHPAD_IFAC
  * @g_iface: the parent interface
  * @alloc: returns @size bytes of @kind memory aligned to @alignment, valid
  *   until the scratchpad is released; `NULL` with no error for size 0
- * @get_bump_windows: optional: an implementation whose memory of each kind
- *   comes from a current block that it bumps in by ds's rule may return
- *   its %DS_N_MEMORY_KINDS bump windows, so that C callers allocate inside
- *   them inline ([class@Ds.Scratchpad] does); `NULL` (the function or its
- *   result) sends every allocation to @alloc
  *
  * The virtual functions of [iface@Ds.ScratchpadIface].
  */
@@ -40,59 +34,20 @@ struct _DsScratchpadIfaceInterface
 {
   GTypeInterface g_iface;
 
-  gpointer (*alloc)            (DsScratchpadIface  *self,
-                                DsMemoryKind        kind,
-                                gsize               size,
-                                gsize               alignment,
-                                GError            **error);
-#ifndef __GI_SCANNER__
-  gpointer (*get_bump_windows) (DsScratchpadIface  *self);
-#endif
+  gpointer (*alloc) (DsScratchpadIface  *self,
+                     DsMemoryKind        kind,
+                     gsize               size,
+                     gsize               alignment,
+                     GError            **error);
 };
 
-DS_AVAILABLE_IN_0_2
-gpointer ds_scratchpad_iface_alloc_slow        (DsScratchpadIface  *self,
-                                                DsMemoryKind        kind,
-                                                gsize               size,
-                                                gsize               alignment,
-                                                GError            **error);
-DS_AVAILABLE_IN_0_2
-gpointer ds_scratchpad_iface_get_bump_windows  (DsScratchpadIface  *self) G_GNUC_CONST;
-
-#ifdef _DS_ALLOC_EXPORTED
+/* Inline for C callers where <ds.h> declares DsScratchpad: see
+ * ds-scratchpad.h. */
 DS_AVAILABLE_IN_ALL
-gpointer ds_scratchpad_iface_alloc             (DsScratchpadIface  *self,
-                                                DsMemoryKind        kind,
-                                                gsize               size,
-                                                gsize               alignment,
-                                                GError            **error);
-#else
-/* Inline for C callers, as ds_scratchpad_alloc () (ds-scratchpad.h): the
- * bump in the windows the implementation publishes, asked for once per
- * loop (the function is const), else its alloc. */
-static inline gpointer
-ds_scratchpad_iface_alloc (DsScratchpadIface  *self,
-                           DsMemoryKind        kind,
-                           gsize               size,
-                           gsize               alignment,
-                           GError            **error)
-{
-  /* As ds_scratchpad_alloc () does it: the window read once and written
-   * once. Windows with no room are never written: a bump in them fails,
-   * and the slow path leaves their cursor as it was. */
-  _DsBumpWindow *w = _DS_BUMP_WINDOW (ds_scratchpad_iface_get_bump_windows (self), kind);
-  guintptr next = w->_cur, p;
-
-  if (G_UNLIKELY (!((guint) kind < DS_N_MEMORY_KINDS && (error == NULL || *error == NULL) &&
-                    _ds_bump_place (next, w->_end, size, alignment, &p, &next))))
-    {
-      p = (guintptr) ds_scratchpad_iface_alloc_slow (self, kind, size, alignment, error);
-      next = w->_cur;
-    }
-  w->_cur = next;
-
-  return (gpointer) p;
-}
-#endif
+gpointer ds_scratchpad_iface_alloc (DsScratchpadIface  *self,
+                                    DsMemoryKind        kind,
+                                    gsize               size,
+                                    gsize               alignment,
+                                    GError            **error);
 
 G_END_DECLS

@@ -51,6 +51,10 @@ struct _DsScratchpad
   /* The thread inside the scratchpad's slow path, release or binding
    * entry points (see ds_scratchpad_enter ()), or NULL (atomic). */
   gpointer            user;
+  /* Set while that thread is in a resource's code (taking a block, giving
+   * blocks back): the resource re-entering the scratchpad is refused
+   * (DS_ERROR_BUSY), and disposing it waits for finalize. */
+  gboolean            in_resource;
 
   /* What a recorder calls it: set at its first event recorded. */
   guint64             record_id;
@@ -118,7 +122,7 @@ ds_scratchpad_enter (DsScratchpad *self,
     return TRUE;
 
   *nested = user == token;
-  return *nested;
+  return *nested && !self->in_resource;
 }
 
 static inline void
@@ -129,7 +133,8 @@ ds_scratchpad_leave (DsScratchpad *self,
     __atomic_store_n (&self->user, NULL, __ATOMIC_RELEASE);
 }
 
-/* DS_ERROR_BUSY for a request of @self that another thread is inside. */
+/* DS_ERROR_BUSY for a request of @self that another thread is inside, or
+ * that its own resource made while the scratchpad called it. */
 void     ds_scratchpad_set_busy_error     (DsScratchpad       *self,
                                            GError            **error);
 
@@ -147,9 +152,6 @@ gboolean ds_scratchpad_set_initial_size   (DsScratchpad       *self,
 /* Before a setting changes (no allocation is alive): gives back the
  * blocks kept for the next unit and forgets what each kind was bound to. */
 void     ds_scratchpad_unsettle           (DsScratchpad       *self);
-
-/* The interface's bump windows: the scratchpad's. */
-gpointer ds_scratchpad_iface_get_windows_impl (DsScratchpadIface *iface);
 
 /* The interface's alloc. */
 gpointer ds_scratchpad_iface_alloc_impl   (DsScratchpadIface  *iface,

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "ds-scratchpad-private.h"
+#include "ds-export-hold-private.h"
 #include "ds-default-resources-private.h"
 #include "ds-memory-resource-private.h"
 
@@ -68,7 +69,6 @@ static void
 ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface)
 {
   iface->alloc = ds_scratchpad_iface_alloc_impl;
-  iface->get_bump_windows = ds_scratchpad_iface_get_windows_impl;
 }
 
 /* Uploads (DALI's ToGPU and ToContiguousGPU) ---------------------------------------- */
@@ -357,6 +357,16 @@ ds_scratchpad_dispose (GObject *object)
   /* From now on every allocation is refused with DS_ERROR_DISPOSED. */
   self->disposed = TRUE;
 
+  /* Disposed by its own resource while the scratchpad called it: the
+   * arenas are in the middle of a change; finalize gives back. */
+  if (G_UNLIKELY (self->in_resource))
+    {
+      for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+        self->windows[kind]._end = self->windows[kind]._cur;
+      G_OBJECT_CLASS (ds_scratchpad_parent_class)->dispose (object);
+      return;
+    }
+
   /* While exports of its blocks are alive (g_object_run_dispose () with a
    * NumPy array around), their memory stays, with the resource it came
    * from, until they are gone: finalize () gives it back. */
@@ -389,6 +399,7 @@ ds_scratchpad_finalize (GObject *object)
   if (G_UNLIKELY (ds_scratchpad_held_kinds (self) != 0))
     ds_scratchpad_release (self);
 
+  ds_export_hold_clear (&self->source);
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
       g_clear_object (&self->resources[kind]);

@@ -61,13 +61,6 @@ DsScratchpad        *ds_scratchpad_new_full          (const DsAccessOrder  *devi
                                                       const DsAccessOrder  *managed_dealloc_order,
                                                       const gsize          *initial_sizes) G_GNUC_WARN_UNUSED_RESULT;
 
-DS_AVAILABLE_IN_0_2
-gpointer             ds_scratchpad_alloc_slow        (DsScratchpad         *self,
-                                                      DsMemoryKind          kind,
-                                                      gsize                 size,
-                                                      gsize                 alignment,
-                                                      GError              **error);
-
 DS_AVAILABLE_IN_ALL
 gpointer             ds_scratchpad_alloc_array       (DsScratchpad         *self,
                                                       DsMemoryKind          kind,
@@ -76,22 +69,26 @@ gpointer             ds_scratchpad_alloc_array       (DsScratchpad         *self
                                                       gsize                 alignment,
                                                       GError              **error);
 
-#ifdef _DS_ALLOC_EXPORTED
 DS_AVAILABLE_IN_ALL
 gpointer             ds_scratchpad_alloc             (DsScratchpad         *self,
                                                       DsMemoryKind          kind,
                                                       gsize                 size,
                                                       gsize                 alignment,
                                                       GError              **error);
-#else
-/* C callers get ds_scratchpad_alloc () inline, as GStreamer's headers
- * give gst_buffer_ref (): the bump of ds-bump.h in the scratchpad's
- * window, and the exported ds_scratchpad_alloc_slow () for everything
- * else. The library exports ds_scratchpad_alloc () as a function too, for
- * bindings and for programs built with DS_DISABLE_INLINE_ALLOC. */
 
-/* The head of every DsScratchpad: its GObject, then a bump window per
- * kind. Its layout is ABI. Not API. */
+#ifndef _DS_ALLOC_EXPORTED
+/* C callers get ds_scratchpad_alloc () and ds_scratchpad_iface_alloc ()
+ * inline, as GStreamer's headers give gst_buffer_ref (): the bump of
+ * ds-bump.h in the scratchpad's window of the kind, and the exported
+ * function of the same name (called by its name in parentheses, which the
+ * macros below do not take) for everything else. Bindings, and programs
+ * built with DS_DISABLE_INLINE_ALLOC, call the exported functions. Not
+ * API: the names with an underscore may change with the soversion.
+ *
+ * _DsScratchpadHead: the head of every DsScratchpad instance, its GObject
+ * and then a bump window per kind. Its layout is ABI (the library checks
+ * it at build time); the windows are the arenas' own, so what the inline
+ * bump takes, the library sees. */
 typedef struct
 {
   GObject       _parent_instance;
@@ -99,16 +96,17 @@ typedef struct
 } _DsScratchpadHead;
 
 static inline gpointer
-ds_scratchpad_alloc (DsScratchpad  *self,
-                     DsMemoryKind   kind,
-                     gsize          size,
-                     gsize          alignment,
-                     GError       **error)
+_ds_scratchpad_alloc_inline (DsScratchpad  *self,
+                             DsMemoryKind   kind,
+                             gsize          size,
+                             gsize          alignment,
+                             GError       **error)
 {
-  /* A NULL @self (refused by the slow path) reads and writes back a
-   * blank head. The window is read once and written once, at the end, on
-   * the slow path too (which reads it back after the call): so a loop of
-   * allocations keeps the cursor in a register from one to the next. */
+  /* A NULL @self (refused by the exported function) reads and writes
+   * back a blank head. The window is read once and written once, at the
+   * end, on the slow path too (which reads it back after the call): so a
+   * loop of allocations keeps the cursor in a register from one to the
+   * next. */
   static _DsScratchpadHead blank;
   _DsScratchpadHead *head = self != NULL ? (_DsScratchpadHead *) (void *) self : &blank;
   _DsBumpWindow *w = _DS_BUMP_WINDOW (head->_windows, kind);
@@ -117,13 +115,58 @@ ds_scratchpad_alloc (DsScratchpad  *self,
   if (G_UNLIKELY (!((guint) kind < DS_N_MEMORY_KINDS && (error == NULL || *error == NULL) &&
                     _ds_bump_place (next, w->_end, size, alignment, &p, &next))))
     {
-      p = (guintptr) ds_scratchpad_alloc_slow (self, kind, size, alignment, error);
+      p = (guintptr) (ds_scratchpad_alloc) (self, kind, size, alignment, error);
       next = w->_cur;
     }
   w->_cur = next;
 
   return (gpointer) p;
 }
+
+/* The interface: the same bump when @self is a DsScratchpad (a final
+ * type: its class is the one class it can have), told by comparing its
+ * class with the one this translation unit met last; anything else goes
+ * to the exported ds_scratchpad_iface_alloc (), which calls the
+ * implementation. The memo starts as its own address, which is no
+ * instance's class. It is written with the same value by any thread that
+ * meets a scratchpad first, and read without ordering: relaxed atomics,
+ * which GLib's g_atomic_* (sequentially consistent) are not. */
+static gconstpointer _ds_scratchpad_class_memo G_GNUC_UNUSED = &_ds_scratchpad_class_memo;
+
+static G_GNUC_UNUSED G_GNUC_NO_INLINE gpointer
+_ds_scratchpad_iface_alloc_other (DsScratchpadIface  *self,
+                                  DsMemoryKind        kind,
+                                  gsize               size,
+                                  gsize               alignment,
+                                  GError            **error)
+{
+  if (self != NULL && G_TYPE_CHECK_INSTANCE_TYPE (self, ds_scratchpad_get_type ()))
+    __atomic_store_n (&_ds_scratchpad_class_memo, ((GTypeInstance *) self)->g_class,
+                      __ATOMIC_RELAXED);
+
+  return (ds_scratchpad_iface_alloc) (self, kind, size, alignment, error);
+}
+
+static inline gpointer
+_ds_scratchpad_iface_alloc_inline (DsScratchpadIface  *self,
+                                   DsMemoryKind        kind,
+                                   gsize               size,
+                                   gsize               alignment,
+                                   GError            **error)
+{
+  if (G_LIKELY (self != NULL &&
+                (gconstpointer) ((GTypeInstance *) self)->g_class ==
+                __atomic_load_n (&_ds_scratchpad_class_memo, __ATOMIC_RELAXED)))
+    return _ds_scratchpad_alloc_inline ((DsScratchpad *) (void *) self, kind, size, alignment,
+                                        error);
+
+  return _ds_scratchpad_iface_alloc_other (self, kind, size, alignment, error);
+}
+
+# define ds_scratchpad_alloc(self, kind, size, alignment, error) \
+  _ds_scratchpad_alloc_inline ((self), (kind), (size), (alignment), (error))
+# define ds_scratchpad_iface_alloc(self, kind, size, alignment, error) \
+  _ds_scratchpad_iface_alloc_inline ((self), (kind), (size), (alignment), (error))
 #endif
 DS_AVAILABLE_IN_ALL
 DsBlock             *ds_scratchpad_alloc_block       (DsScratchpad         *self,
@@ -133,6 +176,9 @@ DsBlock             *ds_scratchpad_alloc_block       (DsScratchpad         *self
                                                       GError              **error);
 DS_AVAILABLE_IN_ALL
 void                 ds_scratchpad_release           (DsScratchpad         *self);
+DS_AVAILABLE_IN_ALL
+gboolean             ds_scratchpad_try_release       (DsScratchpad         *self,
+                                                      GError              **error);
 
 DS_AVAILABLE_IN_ALL
 gpointer             ds_scratchpad_to_device         (DsScratchpad         *self,
@@ -199,6 +245,9 @@ guint                ds_scratchpad_get_n_blocks      (DsScratchpad         *self
                                                       DsMemoryKind          kind);
 DS_AVAILABLE_IN_ALL
 guint                ds_scratchpad_get_n_exports     (DsScratchpad         *self);
+DS_AVAILABLE_IN_ALL
+guint64              ds_scratchpad_get_held_by_exports (DsScratchpad       *self,
+                                                        DsMemoryKind        kind);
 
 /**
  * DS_ALIGNOF:

@@ -234,11 +234,8 @@ test_errors (Fixture       *f,
 {
   g_autoptr(GError) error = NULL;
 
-  g_test_summary ("alloc_block: size 0 is NULL without error; bad alignment, "
-                  "overflow and upstream failure are GErrors");
-
-  g_assert_null (ds_scratchpad_alloc_block (f->sp, DS_MEMORY_KIND_HOST, 0, 0, &error));
-  g_assert_no_error (error);
+  g_test_summary ("alloc_block: bad alignment, overflow and upstream failure "
+                  "are GErrors (size 0: see /Ds/Block/empty)");
 
   g_assert_null (ds_scratchpad_alloc_block (f->sp, DS_MEMORY_KIND_HOST, 10, 24, &error));
   g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
@@ -569,6 +566,96 @@ test_kernel_context_releases (void)
   ds_block_unref (export);
 }
 
+static guint64
+pool_in_use (DsMemoryResource *pool)
+{
+  DsPoolStats stats;
+
+  ds_pool_resource_get_stats (DS_POOL_RESOURCE (pool), &stats);
+  return stats.bytes_in_use;
+}
+
+static void
+test_try_release_follows_exports (void)
+{
+  g_autoptr(DsMemoryResource) host = ds_host_memory_resource_new ();
+  g_autoptr(DsMemoryResource) pool = ds_pool_resource_new (host);
+  g_autoptr(GError) error = NULL;
+  DsScratchpad *sp = g_object_new (DS_TYPE_SCRATCHPAD, "host-resource", pool, NULL);
+  DsBlock *small, *big, *export, *again;
+  guint64 first;
+
+  g_test_summary ("ds_scratchpad_try_release () gives back every upstream block "
+                  "but those live exports use, which go back when their last "
+                  "export dies and are counted by get_held_by_exports ()");
+
+  small = ds_scratchpad_alloc_block (sp, DS_MEMORY_KIND_HOST, 64, 0, &error);
+  g_assert_no_error (error);
+  first = ds_scratchpad_get_reserved (sp, DS_MEMORY_KIND_HOST);
+  big = ds_scratchpad_alloc_block (sp, DS_MEMORY_KIND_HOST, 4 * first, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ds_scratchpad_get_n_blocks (sp, DS_MEMORY_KIND_HOST), ==, 2);
+  export = ds_block_export (small, &error);
+  g_assert_no_error (error);
+  again = ds_block_export (small, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ds_scratchpad_get_n_exports (sp), ==, 2);
+
+  g_assert_true (ds_scratchpad_try_release (sp, &error));
+  g_assert_no_error (error);
+  g_assert_false (ds_block_is_valid (small));
+  g_assert_false (ds_block_is_valid (big));
+  g_assert_cmpuint (ds_scratchpad_get_n_exports (sp), ==, 0);
+  g_assert_cmpuint (ds_scratchpad_get_reserved (sp, DS_MEMORY_KIND_HOST), ==, 0);
+  g_assert_cmpuint (ds_scratchpad_get_held_by_exports (sp, DS_MEMORY_KIND_HOST), ==, first);
+  g_assert_cmpuint (pool_in_use (pool), ==, first);
+  /* An export made now would be of released memory. */
+  g_assert_null (ds_block_export (small, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  /* The memory is still the exports'; the scratchpad works on. */
+  ds_block_unref (ds_scratchpad_alloc_block (sp, DS_MEMORY_KIND_HOST, 32, 0, &error));
+  g_assert_no_error (error);
+  ds_block_unref (export);
+  g_assert_cmpuint (pool_in_use (pool), >=, first);
+  ds_block_unref (again);
+  g_assert_cmpuint (ds_scratchpad_get_held_by_exports (sp, DS_MEMORY_KIND_HOST), ==, 0);
+  g_assert_true (ds_scratchpad_try_release (sp, &error));
+  g_assert_cmpuint (pool_in_use (pool), ==, 0);
+
+  ds_block_unref (small);
+  ds_block_unref (big);
+  g_assert_finalize_object (sp);
+}
+
+static void
+test_empty_block (Fixture       *f,
+                  gconstpointer  user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  DsBlock *block;
+
+  g_test_summary ("Size 0 is an empty block of address 0 that reads, writes and "
+                  "fills nothing; nothing is set up");
+
+  block = block_ok (f, DS_MEMORY_KIND_HOST, 0, 0);
+  g_assert_cmpuint (ds_block_get_size (block), ==, 0);
+  g_assert_cmpuint (ds_block_get_address (block), ==, 0);
+  g_assert_true (ds_block_is_valid (block));
+  bytes = ds_block_read (block, 0, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_bytes_get_size (bytes), ==, 0);
+  g_assert_true (ds_block_write_data (block, 0, NULL, 0, &error));
+  g_assert_true (ds_block_fill (block, 7, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (ds_scratchpad_get_n_blocks (f->sp, DS_MEMORY_KIND_HOST), ==, 0);
+  ds_block_unref (block);
+  g_assert_null (ds_scratchpad_alloc_block (f->sp, 42, 0, 0, &error));
+  g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -592,7 +679,9 @@ main (int    argc,
   ADD ("export-keeps-memory", test_export_keeps_memory);
   ADD ("export-invalid", test_export_invalid);
   ADD ("to-device-block", test_to_device_block);
+  ADD ("empty", test_empty_block);
   g_test_add_func ("/Ds/Block/kernel-context-releases", test_kernel_context_releases);
+  g_test_add_func ("/Ds/Block/try-release-follows-exports", test_try_release_follows_exports);
 
 #undef ADD
 

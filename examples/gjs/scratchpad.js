@@ -3,7 +3,7 @@
 // Copyright 2026 The ds authors
 // SPDX-License-Identifier: LGPL-2.1-or-later
 //
-// Run from the build tree with `meson devenv -C build gjs
+// Run from the source folder with `meson devenv -C build-ds -w . gjs
 // examples/gjs/scratchpad.js`, or as the test ds-gjs-scratchpad.
 //
 // gjs has no zero-copy path: data goes in with write_data(Uint8Array) and

@@ -4,49 +4,48 @@
 # Copyright 2026 The ds authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Run from the build tree with `meson devenv -C build python3
-# examples/python/python-resource.py`, or as the test
+# Run from the source folder with `meson devenv -C build-ds -w .
+# /usr/bin/python3 examples/python/python-resource.py`, or as the test
 # ds-python-python-resource.
 #
 # A scratchpad takes its blocks from one upstream resource per kind. This
-# one hands out host memory from a budget, records what it is asked, and
-# shows what happens when it fails: the Python exception is chained into
-# the GLib.Error the scratchpad raises.
-
-import ctypes
+# one hands out host memory from a budget as bytearrays, objects that own
+# it (ds keeps each alive until it is given back, and aligns inside it),
+# records what it is asked, and shows what happens when it fails: the
+# Python exception is chained into the error the scratchpad raises.
 
 import gi
 
 gi.require_version('Ds', '1.0')
-from gi.repository import Ds, GLib, GObject  # noqa: E402
+from gi.repository import Ds, GObject  # noqa: E402
 
 HOST = Ds.MemoryKind.HOST
 
 
 class BudgetResource(GObject.Object, Ds.MemoryResource):
-    """Host memory from ctypes buffers, at most `budget` bytes at a time."""
+    """Host memory as bytearrays, at most `budget` bytes at a time."""
 
     def __init__(self, budget):
         super().__init__()
         self.budget = budget
-        self.live = {}          # address -> (buffer, size)
+        self.in_use = 0         # bytes handed out
+        self.blocks = 0
 
     def do_get_kind(self):
         return HOST
 
     def do_allocate(self, size, alignment):
-        in_use = sum(size for _, size in self.live.values())
-        if in_use + size > self.budget:
+        if self.in_use + size > self.budget:
             raise MemoryError('budget of %d bytes exceeded (%d in use, %d asked)'
-                              % (self.budget, in_use, size))
-        buf = ctypes.create_string_buffer(size + alignment)
-        address = (ctypes.addressof(buf) + alignment - 1) & ~(alignment - 1)
-        self.live[address] = (buf, size)
-        print('  upstream: allocate %6d bytes -> 0x%x' % (size, address))
-        return address
+                              % (self.budget, self.in_use, size))
+        self.in_use += size
+        self.blocks += 1
+        print('  upstream: allocate %6d bytes' % size)
+        return bytearray(size + alignment)   # ds aligns inside it
 
     def do_deallocate(self, ptr, size, alignment):
-        del self.live[ptr]
+        self.in_use -= size
+        self.blocks -= 1
         print('  upstream: give back %5d bytes at 0x%x' % (size, ptr))
 
 
@@ -62,9 +61,9 @@ with Ds.Scratchpad(host_resource=res, initial_size_host=64 * 1024) as sp:
     print('one that exceeds the budget fails, with the reason:')
     try:
         sp.alloc(HOST, 200 * 1024)
-    except GLib.Error as e:
-        print('  GLib.Error (%s): %s' % (Ds.Error(e.code).value_nick, e.message))
+    except MemoryError as e:        # Ds.OutOfMemoryError
+        print('  %s (%s): %s' % (type(e).__name__, Ds.Error(e.code).value_nick, e))
         print('  caused by: %r' % e.__cause__)
     print('leaving with gives every block back, newest first:')
-print('live upstream blocks afterwards: %d' % len(res.live))
-assert not res.live
+print('live upstream blocks afterwards: %d' % res.blocks)
+assert res.blocks == 0 and res.in_use == 0

@@ -201,9 +201,16 @@ class TestScratchpad(DsTestCase):
         self.assertEqual(block.read(100, 0).get_data(), b'')
 
     def test_zero_size(self):
+        # An empty block, as an empty array is an array: nothing set up.
         sp = Ds.Scratchpad()
-        self.assertIsNone(sp.alloc(HOST, 0, 0))
-        self.assertEqual(sp.get_n_blocks(HOST), 0)
+        for kind in (HOST, DEVICE):
+            block = sp.alloc(kind, 0, 0)
+            self.assertEqual((len(block), block.size, block.kind, block.address), (0, 0, kind, 0))
+            self.assertTrue(block.is_valid())
+            self.assertEqual(block.tobytes(), b'')
+            self.assertEqual(sp.get_n_blocks(kind), 0)
+        self.assertEqual(bytes(sp.alloc(HOST, 0)), b'')
+        self.assertEqual(sp.alloc(HOST, 0).memoryview().nbytes, 0)
 
     def test_bad_alignment(self):
         sp = Ds.Scratchpad()

@@ -119,7 +119,12 @@ def with_resource(allocate=None, get_kind=None, deallocate=None):
 # --- one case per row: (substring of the misuse, case, expected failure) ---------
 
 def case_size_0():
-    return attempt(Ds.Scratchpad().alloc, HOST, 0)
+    seen = attempt(Ds.Scratchpad().alloc, HOST, 0)
+    assert len(seen.value) == 0 and seen.value.get_address() == 0, seen
+    if np is not None:
+        assert seen.value.numpy('f4').shape == (0,)
+        assert Ds.Scratchpad().empty((0, 3), 'f4').shape == (0, 3)
+    return seen
 
 
 def case_overflow():
@@ -267,21 +272,58 @@ def case_disposed():
 
 
 def case_setting():
-    return critical_in('''
-        sp = Ds.Scratchpad()
-        sp.alloc(HOST, 16)
-        sp.props.initial_size_host = 1 << 20
-        if sp.props.initial_size_host == 65536:
-            print('value stays')
-    ''')
+    sp = Ds.Scratchpad()
+    sp.alloc(HOST, 16)
+    seen = attempt(setattr, sp.props, 'initial_size_host', 1 << 20)
+    for other in (attempt(sp.set_property, 'initial-size-host', 1 << 20),
+                  attempt(sp.set_max_block_size, 1 << 20),
+                  attempt(sp.set_resource, HOST, None)):
+        assert type(other.value) is type(seen.value), (seen, other)
+    assert sp.props.initial_size_host == 65536, 'the value stays'
+    sp.props.keep_blocks = True             # may change at any time
+    sp.release()
+    sp.props.initial_size_host = 1 << 20    # and any setting after a release
+    assert sp.props.initial_size_host == 1 << 20
+    return seen
 
 
 def case_release_exported():
     sp = Ds.Scratchpad()
     view = sp.alloc(HOST, 64).memoryview()
+    strict = attempt(sp.release, True)
+    assert isinstance(strict.value, BufferError), strict
+    assert 'a memoryview of 64 bytes' in str(strict.value), strict
+    view[:4] = b'kept'
     seen = attempt(sp.release)
-    assert 'a memoryview of 64 bytes' in str(seen.value), seen
+    assert bytes(view[:4]) == b'kept' and sp.get_held_by_exports(HOST) == 64 * 1024, seen
     del view
+    assert sp.get_held_by_exports(HOST) == 0
+    return seen
+
+
+def case_resource_reenters():
+    sp = Ds.Scratchpad()
+
+    def again(size, alignment):
+        sp.alloc(HOST, 16)
+    sp.props.host_resource = with_resource(again)
+    seen = attempt(sp.alloc, HOST, 16)
+    assert len(str(seen.value)) < 300, seen
+    return seen
+
+
+def case_resource_disposes():
+    sp = Ds.Scratchpad()
+    res = with_resource()
+
+    def dispose(size, alignment):
+        sp.run_dispose()
+        res.allocate_hook = None
+        return res.do_allocate(size, alignment)
+    res.allocate_hook = dispose
+    sp.props.host_resource = res
+    seen = attempt(sp.alloc, HOST, 16)
+    sp.release()
     return seen
 
 
@@ -403,7 +445,7 @@ CASES = [
     ('raises `KeyboardInterrupt`', case_keyboard_interrupt, None),
     ('`do_get_kind` raises', case_get_kind_raises, None),
     ('`do_deallocate` raises', case_deallocate_raises, None),
-    ('returns no address', case_no_address, None),
+    ('returns no memory', case_no_address, None),
     ('a block range outside the block', case_range, None),
     ('a `fill()` value', case_fill, None),
     ('a zero-copy view the CPU cannot address', case_cpu_view, None),
@@ -411,6 +453,8 @@ CASES = [
     ('after `g_object_run_dispose()`', case_disposed, None),
     ('a setting (orders', case_setting, None),
     ('`release` while exports', case_release_exported, None),
+    ('calls back into the scratchpad it serves', case_resource_reenters, None),
+    ('disposes the scratchpad it serves', case_resource_disposes, None),
     ('used by two threads at once', case_two_threads, None),
     ('`ref`, `unref`, `free` or `export`', case_hidden, None),
     ('`NULL` or a wrong object', case_wrong_self, None),

@@ -358,5 +358,43 @@ class TestWithoutGpu(DsTestCase):
         self.assertTrue(SKIP)
 
 
+
+@unittest.skipIf(SKIP, SKIP)
+class TestGpuViewsOutliveTheRelease(DsTestCase):
+    def test_views_keep_their_blocks_in_stream_order(self):
+        # On a stream of its own: a release keeps the blocks views use and
+        # gives them back, in that stream's order, when the views go.
+        if np is None:
+            self.skipTest('NumPy is not installed (python3-numpy)')
+        stream = new_stream()
+        try:
+            sp = Ds.Scratchpad(device_order=Ds.AccessOrder.from_stream(stream))
+            device = sp.empty((16, 16), 'u1', kind=DEVICE)          # a Ds.BlockView
+            device.block.write(0, DATA[:256])
+            arrays = {kind: sp.empty((16, 16), np.uint8, kind=kind) for kind in (PINNED, MANAGED)}
+            for a in arrays.values():
+                a[:] = 7
+            other = sp.alloc(DEVICE, 1 << 20)       # a block of its own, no view
+            sp.release()
+            self.assertFalse(other.is_valid())
+            for kind in (DEVICE, PINNED, MANAGED):
+                self.assertGreater(sp.get_held_by_exports(kind), 0, kind.value_nick)
+                self.assertEqual(sp.get_reserved(kind), 0, kind.value_nick)
+            self.assertEqual(CaiReader(device).read(), DATA[:256])
+            for a in arrays.values():
+                self.assertEqual(int(a.sum()), 7 * 256)
+            del device, arrays, a
+            gc.collect()
+            for kind in (DEVICE, PINNED, MANAGED):
+                self.assertEqual(sp.get_held_by_exports(kind), 0, kind.value_nick)
+            # The scratchpad goes on in the same stream.
+            block = sp.alloc(DEVICE, 256, 0)
+            block.write(0, DATA[:256])
+            self.assertEqual(block.tobytes(), DATA[:256])
+            sp.release()
+        finally:
+            cuda(CUDART.cudaStreamSynchronize(stream), 'cudaStreamSynchronize')
+            cuda(CUDART.cudaStreamDestroy(stream), 'cudaStreamDestroy')
+
 if __name__ == '__main__':
     tap.main()

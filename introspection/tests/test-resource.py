@@ -434,7 +434,7 @@ class TestAddresses(DsTestCase):
             with self.subTest(value=value):
                 res = RecordingResource()
                 res.allocate_hook = lambda s, a, v=value: v
-                e = self.assertRaisesDsError(Ds.Error.OUT_OF_MEMORY,
+                e = self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT,
                                              Ds.Scratchpad(host_resource=res).alloc, HOST, 16)
                 self.assertIn(text, e.message)
 
@@ -458,6 +458,135 @@ class TestOutOfMemory(DsTestCase):
             Ds.Scratchpad().alloc(HOST, 16, 3)
         self.assertNotIsInstance(cm.exception, MemoryError)
 
+
+
+# What a resource may do to the scratchpad it serves, each in a process
+# of its own (python3 -X dev, faulthandler on): never a signal.
+CRASH_CLASSES = {
+    'disposes its scratchpad in do_allocate': ('''
+        class R(Base):
+            def do_allocate(self, size, alignment):
+                sp.run_dispose()
+                return Base.do_allocate(self, size, alignment)
+        sp = Ds.Scratchpad(host_resource=R())
+        try:
+            sp.alloc(HOST, 16)
+        except Ds.DisposedError as e:
+            print('DisposedError:', e)
+        sp.release()
+        del sp
+        print('done')
+    ''', 'DisposedError: Cannot allocate 16 bytes'),
+    'disposes its scratchpad in do_deallocate': ('''
+        class R(Base):
+            def do_deallocate(self, ptr, size, alignment):
+                sp.run_dispose()
+                Base.do_deallocate(self, ptr, size, alignment)
+        sp = Ds.Scratchpad(host_resource=R())
+        sp.alloc(HOST, 16)
+        sp.alloc(HOST, 1 << 20)
+        sp.release()
+        del sp
+        print('done')
+    ''', 'done'),
+    'allocates from its scratchpad in do_allocate': ('''
+        class R(Base):
+            def do_allocate(self, size, alignment):
+                sp.alloc(HOST, 16)
+        sp = Ds.Scratchpad(host_resource=R())
+        try:
+            sp.alloc(HOST, 16)
+        except Ds.BusyError as e:
+            print('BusyError: %d characters' % len(str(e)))
+            assert len(str(e)) < 300, e
+        print('done')
+    ''', 'BusyError: '),
+    'releases its scratchpad in do_deallocate': ('''
+        import warnings
+        class R(Base):
+            def do_deallocate(self, ptr, size, alignment):
+                Base.do_deallocate(self, ptr, size, alignment)
+                sp.release()
+        sp = Ds.Scratchpad(host_resource=R())
+        sp.alloc(HOST, 16)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            sp.release()
+        print('warnings', len(caught), caught[0].category.__name__)
+        print('cause', type(caught[0].message.__cause__).__name__)
+        print('done')
+    ''', 'warnings 1 LeakWarning\ncause BusyError'),
+    'hands over memory as an object (bytearray)': ('''
+        import weakref
+        class Owner(bytearray):
+            pass
+        owners = []
+        class R(Base):
+            def do_allocate(self, size, alignment):
+                owner = Owner(size + alignment)
+                owners.append(weakref.ref(owner))
+                return owner
+            def do_deallocate(self, ptr, size, alignment):
+                print('deallocate, owner alive:', owners[0]() is not None)
+        sp = Ds.Scratchpad(host_resource=R())
+        block = sp.alloc(HOST, 100, 64)
+        block.write(0, b'x' * 100)
+        print('aligned', block.get_address() % 64 == 0, block.tobytes(0, 3))
+        sp.release()
+        print('owner gone:', owners[0]() is None)
+    ''', 'aligned True b\'xxx\'\ndeallocate, owner alive: True\nowner gone: True'),
+    'hands over too little or read-only memory': ('''
+        for value in (bytearray(8), b'x' * 100000):
+            class R(Base):
+                def do_allocate(self, size, alignment, v=value):
+                    return v
+            try:
+                Ds.Scratchpad(host_resource=R()).alloc(HOST, 16)
+            except (Ds.OutOfMemoryError, Ds.InvalidArgumentError) as e:
+                print(type(e).__name__)
+    ''', 'OutOfMemoryError\nInvalidArgumentError'),
+    'hands over a NumPy array': ('''
+        import numpy as np
+        class R(Base):
+            def do_allocate(self, size, alignment):
+                return np.empty(size + alignment, np.uint8)
+        sp = Ds.Scratchpad(host_resource=R())
+        a = sp.empty((10, 10), 'f8')
+        a[:] = 2
+        print('sum', a.sum())
+        del a
+        sp.release()
+    ''', 'sum 200.0'),
+}
+
+CRASH_PROLOGUE = '''
+import faulthandler
+faulthandler.enable()
+import gi
+gi.require_version('Ds', '1.0')
+from gi.repository import Ds, GObject
+HOST = Ds.MemoryKind.HOST
+UP = Ds.MemoryResource.get_default(HOST, -1)
+
+class Base(GObject.Object, Ds.MemoryResource):
+    def do_get_kind(self):
+        return HOST
+    def do_allocate(self, size, alignment):
+        return UP.allocate(size, alignment)
+    def do_deallocate(self, ptr, size, alignment):
+        UP.deallocate(ptr, size, alignment)
+'''
+
+
+class TestResourcesCannotCrash(DsTestCase):
+    def test_each_in_its_own_process(self):
+        for name, (body, expected) in CRASH_CLASSES.items():
+            with self.subTest(resource=name):
+                r = run_python(CRASH_PROLOGUE + textwrap.dedent(body))
+                self.assertGreaterEqual(r.returncode, 0, 'a signal:\n' + r.stderr)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertNotIn('CRITICAL', r.stderr)
+                self.assertIn(expected, r.stdout, r.stdout + r.stderr)
 
 if __name__ == '__main__':
     tap.main()

@@ -23,6 +23,7 @@ typedef struct
   guint              used;     /* allocations since the last release */
   guint8            *floor_cur;
   guint8            *floor_block;
+  gboolean           by_iface;  /* run_call () through the interface (runs are made in turn) */
 } Bump;
 
 /* Keeps every run inside one block: releases (untimed) when the next batch
@@ -95,6 +96,35 @@ run_iface (gpointer data,
     ds_bench_sink = ds_scratchpad_iface_alloc (iface, DS_MEMORY_KIND_HOST, ALLOC_SIZE, 16, NULL);
 }
 
+/* One allocation per call, as a real caller makes it (a kernel that
+ * holds a scratchpad and asks it for one buffer): nothing of the
+ * allocation can be hoisted out of a loop. The scratchpad is read from
+ * memory at every call, as a caller's field would be. */
+static G_GNUC_NO_INLINE gpointer
+alloc_one_c (Bump  *b,
+             gsize  size)
+{
+  return ds_scratchpad_alloc (b->sp, DS_MEMORY_KIND_HOST, size, 16, NULL);
+}
+
+static G_GNUC_NO_INLINE gpointer
+alloc_one_iface (Bump  *b,
+                 gsize  size)
+{
+  return ds_scratchpad_iface_alloc (b->iface, DS_MEMORY_KIND_HOST, size, 16, NULL);
+}
+
+static void
+run_call (gpointer data,
+          guint    n)
+{
+  Bump *b = data;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    ds_bench_sink = b->by_iface ? alloc_one_iface (b, ALLOC_SIZE) : alloc_one_c (b, ALLOC_SIZE);
+}
+
 /* The floor: an inline aligned bump with no checks beyond the bound. */
 static void
 run_floor (gpointer data,
@@ -138,7 +168,7 @@ main (int    argc,
   g_autoptr(DsBenchTable) table = NULL;
   gsize sizes[DS_N_MEMORY_KINDS] = { BLOCK_SIZE, 0, 0, 0 };
   g_autoptr(GError) error = NULL;
-  DsBenchResult *c_path, *iface_path;
+  DsBenchResult *c_path, *iface_path, *c_call, *iface_call;
   Bump b = { 0, };
 
   ds_bench_init (&argc, &argv, "bench-bump: one 16-byte host allocation inside a scratchpad block");
@@ -160,6 +190,11 @@ main (int    argc,
                                            run_alloc_macro, bump_between, &b, 65536, 400, 0.5));
   iface_path = ds_bench_table_add (table, ds_bench_run ("ds_scratchpad_iface_alloc (interface)",
                                                         run_iface, bump_between, &b, 65536, 400, 0.5));
+  c_call = ds_bench_table_add (table, ds_bench_run ("ds_scratchpad_alloc, one per (non-inlined) call",
+                                                    run_call, bump_between, &b, 65536, 400, 0.5));
+  b.by_iface = TRUE;
+  iface_call = ds_bench_table_add (table, ds_bench_run ("ds_scratchpad_iface_alloc, one per (non-inlined) call",
+                                                        run_call, bump_between, &b, 65536, 400, 0.5));
   ds_bench_table_add (table, ds_bench_run ("floor: inline pointer bump",
                                            run_floor, NULL, &b, 65536, 400, 0.5));
   ds_bench_table_add (table, ds_bench_run ("baseline: malloc + free (glibc)",
@@ -167,6 +202,8 @@ main (int    argc,
 
   ds_bench_table_target (table, "C fast path", c_path->median_ns, "<=", 2, "ns");
   ds_bench_table_target (table, "interface", iface_path->median_ns, "<=", 4, "ns");
+  ds_bench_table_target (table, "interface vs C, one allocation per call",
+                         iface_call->median_ns / c_call->median_ns, "<=", 1.1, "x");
   ds_bench_table_print (table);
 
   g_assert_cmpuint (ds_scratchpad_get_n_blocks (b.sp, DS_MEMORY_KIND_HOST), ==, 1);

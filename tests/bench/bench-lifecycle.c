@@ -284,6 +284,53 @@ small_iface_kept (gpointer data,
   small_iface_reused_on (data, ((Ctx *) data)->kept, n);
 }
 
+/* The same with each allocation a call of its own, as a kernel that is
+ * handed the scratchpad makes it (DALI's kernels call Scratchpad::Alloc):
+ * nothing of the allocation is hoisted out of the loop. */
+static G_GNUC_NO_INLINE gpointer
+alloc_call_c (DsScratchpad *sp,
+              DsMemoryKind  kind,
+              gsize         size)
+{
+  return ds_scratchpad_alloc (sp, kind, size, 16, NULL);
+}
+
+static G_GNUC_NO_INLINE gpointer
+alloc_call_iface (DsScratchpadIface *sp,
+                  DsMemoryKind       kind,
+                  gsize              size)
+{
+  return ds_scratchpad_iface_alloc (sp, kind, size, 16, NULL);
+}
+
+/* A case of the above: the context, and which way it allocates. */
+typedef struct
+{
+  Ctx      *c;
+  gboolean  iface;
+} CallsCase;
+
+static void
+small_calls_reused (gpointer data,
+                    guint    n)
+{
+  const CallsCase *cc = data;
+  Ctx *c = cc->c;
+  DsScratchpad *sp = c->reused;
+
+  for (guint i = 0; i < n; i++)
+    {
+      Plan *plan = &c->plans[c->next_plan++ % N_PLANS];
+
+      for (guint j = 0; j < 3; j++)
+        for (guint k = 0; k < plan->n[j]; k++)
+          ds_bench_sink = cc->iface ? alloc_call_iface (DS_SCRATCHPAD_IFACE (sp), small_kinds[j],
+                                                        plan->sizes[j][k])
+                                    : alloc_call_c (sp, small_kinds[j], plan->sizes[j][k]);
+      ds_scratchpad_release (sp);
+    }
+}
+
 static void
 small_ds_new (gpointer data,
               guint    n)
@@ -670,6 +717,8 @@ main (int    argc,
       "of Poisson(1 KiB) for each of host, pinned, device, alignment 16 (256 fixed plans, drawn "
       "before timing). Baselines: host with malloc, pinned and device with the allocator named");
     DsBenchResult *ds_new, *ds_reused, *if_new, *if_reused, *ds_kept, *if_kept, *floor_, *timer_;
+    DsBenchResult *c_calls, *if_calls;
+    CallsCase by_c = { &c, FALSE }, by_iface = { &c, TRUE };
 
     ds_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, allocs (C), unref", small_ds_new, sync_stream, &c, 1, 200000, 2.0);
     ds_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (C)", small_ds_reused, sync_stream, &c, 1, 200000, 1.0);
@@ -677,6 +726,8 @@ main (int    argc,
     if_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (interface)", small_iface_reused, sync_stream, &c, 1, 200000, 1.0);
     ds_kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release (C)", small_ds_kept, sync_stream, &c, 1, 200000, 1.0);
     if_kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release (interface)", small_iface_kept, sync_stream, &c, 1, 200000, 1.0);
+    c_calls = ds_bench_table_add_case (t, "ds: reused + release, each allocation a call of its own (C)", small_calls_reused, sync_stream, &by_c, 1, 200000, 1.0);
+    if_calls = ds_bench_table_add_case (t, "ds: reused + release, each allocation a call of its own (interface)", small_calls_reused, sync_stream, &by_iface, 1, 200000, 1.0);
     ds_bench_table_add_case (t, "default pools directly, each temporary", small_pool, sync_stream, &c, 1, 200000, 1.0);
     ds_bench_table_add_case (t, "cudaMallocAsync/cudaFreeAsync each", small_async, sync_stream, &c, 1, 200000, 1.0);
     if (have_cub)
@@ -709,6 +760,8 @@ main (int    argc,
     ds_bench_table_target (t, "reused + release, interface", if_reused->median_ns / 1000, "<=", 0.5, "us");
     ds_bench_table_target (t, "reused + release with keep-blocks (opt-in), C", ds_kept->median_ns / 1000, "<=", 0.5, "us");
     ds_bench_table_target (t, "reused + release with keep-blocks (opt-in), interface", if_kept->median_ns / 1000, "<=", 0.5, "us");
+    ds_bench_table_target (t, "interface vs C, each allocation a call of its own (reused)",
+                           if_calls->median_ns / c_calls->median_ns, "<=", 1.1, "x");
     ds_bench_table_print (t);
   }
 

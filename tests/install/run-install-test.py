@@ -28,8 +28,8 @@
     ds-1.0/ds.h/libds-1.0.so.SOVERSION, and /usr/bin/python3 loads the
     typelib from the tree with GI_TYPELIB_PATH (when built with
     introspection);
-  - the PyGObject override Ds.py is installed in the overrides folder of
-    /usr/bin/python3's PyGObject (gi._overridesdir, under the DESTDIR), the
+  - the PyGObject override Ds.py is installed in the gi/overrides folder of
+    /usr/bin/python3's site folder inside the prefix (under the DESTDIR), the
     Ds.pyi stub in gi-stubs/repository/ beside it, and /usr/bin/python3
     imports that installed override and uses it.
 
@@ -320,14 +320,14 @@ def main():
             genv["LD_LIBRARY_PATH"] = r_lib
             overrides = [p for p in installed
                          if p.endswith(os.path.join("gi", "overrides", "Ds.py"))]
-            # The override must land where the PyGObject of Debian's
-            # python3 looks for overrides (gi._overridesdir), or
-            # -Dpygobject-overrides-dir: a prefix-relative site folder such
-            # as /usr/local/lib/python3/dist-packages is not searched.
+            # The override must land inside the prefix, in the site folder
+            # there that /usr/bin/python3 searches (overrides-dir.py), or
+            # in -Dpygobject-overrides-dir.
             want_dir = opts.get("pygobject-overrides-dir", "")
             if not want_dir:
-                r = subprocess.run(["/usr/bin/python3", "-c",
-                                    "import gi; print(gi._overridesdir)"],
+                script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                      "introspection", "overrides", "overrides-dir.py")
+                r = subprocess.run(["/usr/bin/python3", script, opts.get("prefix", "/usr/local")],
                                    capture_output=True, text=True)
                 want_dir = r.stdout.strip() if r.returncode == 0 else ""
             # Only what configure said it builds: without Python's headers

@@ -161,8 +161,9 @@ def _handle(value, name):
 
 
 def _stream(value):
-    """A stream handle as an int, refused (ValueError) where it points at no
-    memory of the process: the CUDA driver would dereference it."""
+    """A stream handle as an int. It must be a live stream, as in every CUDA
+    binding (the driver dereferences it); one that the driver refuses is a
+    ValueError."""
     handle = _handle(value, "stream")
     if handle is None:
         return None

@@ -70,11 +70,11 @@ class AccessOrder(GObject.GBoxed):
         ...
     @classmethod
     def from_stream(cls, stream: object=None, device: int=-1) -> AccessOrder:
-        """The order of a CUDA stream given as an int handle (0 or ``None``: the legacy default stream; 2: the per-thread one) or as a stream object: anything with ``__cuda_stream__`` (cuda.core), PyTorch's ``torch.cuda.Stream`` (``.cuda_stream``), CuPy's ``Stream`` (``.ptr``), Numba's (``.handle``). ``device`` -1 takes the stream object's device if it says, else the stream's own. An int must be the handle of a live stream: it is a pointer the CUDA driver dereferences. One that points at no memory of the process raises ``ValueError``; one that points at memory that is no stream cannot be told apart (as with ``torch.cuda.ExternalStream``), so prefer passing the stream object."""
+        """The order of a CUDA stream, best given as a stream object: ``GstCuda.CudaStream``, ``DsGst.Stream``, anything with ``__cuda_stream__`` (cuda.core), PyTorch's ``torch.cuda.Stream`` (``.cuda_stream``), CuPy's ``Stream`` (``.ptr``), Numba's (``.handle``), or a device ``Ds.AccessOrder``. ``None`` or 0 is the legacy default stream, 2 the per-thread one. Any other int handle must be a live stream, as PyTorch and CuPy document theirs: it is a pointer the CUDA driver dereferences, and a handle of a destroyed stream or of memory that is no stream cannot be told apart from a live one. ``device`` -1 takes the stream object's device if it says, else the stream's own."""
         ...
     @classmethod
     def new_for_handle(cls, stream_handle: int, device: int) -> AccessOrder:
-        """The order of a stream given as an int handle (see ``from_stream``); ``ValueError`` for a handle that points at no memory of the process."""
+        """The order of a stream given as an int handle, which must be a live stream (see ``from_stream``)."""
         ...
     def __eq__(self, other) -> bool:
         """Whether both are the same order (``equal()``)."""
@@ -107,7 +107,29 @@ class Block(GObject.GBoxed):
         ...
     def __repr__(self) -> str: ...
     def get_address(self) -> int:
-        """The address as an int; raises GLib.Error once the block is invalid."""
+        """The address as an int (0 for an empty block); raises ``InvalidArgumentError`` once the block is invalid."""
+        ...
+    @property
+    def address(self) -> int:
+        """The address as an int (``get_address()``)."""
+        ...
+    @property
+    def size(self) -> int:
+        """The size in bytes (``get_size()``)."""
+        ...
+    @property
+    def nbytes(self) -> int:
+        """The size in bytes, as NumPy calls it."""
+        ...
+    @property
+    def kind(self) -> MemoryKind:
+        """The kind of memory (``get_kind()``)."""
+        ...
+    def __len__(self) -> int:
+        """The size in bytes."""
+        ...
+    def __bool__(self) -> bool:
+        """A block is true even when it is empty (it is an object, not a container of items)."""
         ...
     def write(self, offset: int, data: bytes | bytearray | memoryview | GLib.Bytes) -> bool:
         """Copies ``data`` (any bytes-like object, or GLib.Bytes) in at ``offset``."""
@@ -514,7 +536,6 @@ class Scratchpad(GObject.Object, ScratchpadIface):
         max_block_size: int
         pinned_dealloc_order: AccessOrder | None
         pinned_resource: MemoryResource | None
-    props: _Props
     @classmethod
     def new(cls, device_order: AccessOrder | None) -> Scratchpad:
         """Creates a scratchpad. Allocates nothing and makes no CUDA call."""
@@ -532,6 +553,9 @@ class Scratchpad(GObject.Object, ScratchpadIface):
     def get_device_order(self) -> AccessOrder:
         """The order device memory is allocated and released in. Before the first allocation of a GPU kind, a scratchpad made without a device order returns an unset order (neither host nor device); afterwards the legacy default stream of the device that was current then."""
         ...
+    def get_held_by_exports(self, kind: MemoryKind) -> int:
+        """The bytes of kind that releases (`Ds.Scratchpad.try_release`) left out of use for exports of their blocks that are still alive: the upstream blocks they pin, given back when the last export in each is gone. They are not counted in `Ds.Scratchpad.get_reserved`."""
+        ...
     def get_initial_size(self, kind: MemoryKind) -> int:
         """The size of the first block of kind."""
         ...
@@ -545,7 +569,7 @@ class Scratchpad(GObject.Object, ScratchpadIface):
         """The number of blocks of kind held from upstream."""
         ...
     def get_n_exports(self) -> int:
-        """The number of exports (`Ds.Block.export`) of self's blocks that are alive. While it is not 0, `Ds.Scratchpad.release` refuses to give the memory back."""
+        """The number of exports (`Ds.Block.export`) of blocks that self handed out since its last release that are alive. While it is not 0, `Ds.Scratchpad.release` refuses to give the memory back, and `Ds.Scratchpad.try_release` keeps what they use."""
         ...
     def get_reserved(self, kind: MemoryKind) -> int:
         """The bytes of kind held from upstream (all blocks)."""
@@ -556,21 +580,34 @@ class Scratchpad(GObject.Object, ScratchpadIface):
     def set_keep_blocks(self, keep_blocks: bool) -> None:
         """Sets `Ds.Scratchpad:keep-blocks`. Unlike the other settings, at any time before the scratchpad is disposed: the next release follows it."""
         ...
-    def set_max_block_size(self, max_block_size: int) -> None:
-        """Sets `Ds.Scratchpad:max-block-size`. Like every setting, only while the scratchpad holds no allocation."""
-        ...
-    def set_resource(self, kind: MemoryKind, resource: MemoryResource | None) -> None:
-        """Sets the matching `*-resource` property (`Ds.Scratchpad:pinned-resource` and the others), without the cost of setting a property by name (GLib looks each one up and collects it into a value), for code that makes a scratchpad per unit of work. Like every setting, only while the scratchpad holds no allocation. A resource of another kind is reported as an error by the first allocation of kind."""
+    def try_release(self) -> bool:
+        """Gives all memory back now, in stream order, like `Ds.Scratchpad.release`, except that memory still in use by exports of its blocks (`Ds.Block.export`: the NumPy arrays, memoryviews and DLPack tensors of the Python override) follows them: the upstream blocks holding exported memory stay out of use until the last export of each is gone, then go back in the order they would have gone back in now, whichever thread drops that export (`Ds.Scratchpad.get_held_by_exports` counts their bytes). Every other block goes back now, and the scratchpad is empty and usable again, as after a release. This is how the end of a unit of work should release when views of its memory may outlive it, as array libraries let an array keep the memory it uses."""
         ...
     def __setattr__(self, name: str, value) -> None: ...
+    @property
+    def props(self) -> None:
+        """The GObject properties; setting one while the scratchpad holds allocations raises ``Ds.BusyError`` (the value stays)."""
+        ...
+    def set_property(self, name: str, value) -> None:
+        """Sets a GObject property; ``Ds.BusyError`` while the scratchpad holds allocations (the value stays)."""
+        ...
+    def set_max_block_size(self, size: int) -> None:
+        """Sets ``max-block-size``; ``Ds.BusyError`` while the scratchpad holds allocations."""
+        ...
+    def set_resource(self, kind: MemoryKind, resource: MemoryResource | None) -> None:
+        """Sets the resource of ``kind``; ``Ds.BusyError`` while the scratchpad holds allocations."""
+        ...
     def __enter__(self) -> Scratchpad:
         """Returns the scratchpad; leaving ``with`` releases it."""
         ...
     def __exit__(self, exc_type, exc_value, traceback) -> bool:
-        """Releases (see ``release()``). When the body raised while exports are alive, the memory is kept instead (until the next ``release()`` or the scratchpad's end) and the body's exception propagates."""
+        """Releases (see ``release()``): what live views of its blocks use follows them, everything else goes back now."""
         ...
-    def release(self) -> None:
-        """Gives all memory back now, in stream order; the scratchpad stays usable. Raises ``BufferError`` (and releases nothing) while exports of its blocks are alive; its message names each of them and where it was made."""
+    def release(self, strict: bool=False) -> None:
+        """Gives all memory back now, in stream order; the scratchpad stays usable. Memory that live views of its blocks use (NumPy arrays, memoryviews, DLPack tensors, CUDA array interface consumers) follows them: the upstream blocks holding it go back, in the same order, when the last view in each is gone (``get_held_by_exports()`` counts them). ``strict=True`` refuses instead: ``BufferError`` naming each live view and the line that made it, and nothing is released. ``BusyError`` if another thread is inside the scratchpad, or its own resource calls this."""
+        ...
+    def empty(self, shape: int | tuple, dtype=float, kind: MemoryKind=HOST, alignment: int=0) -> 'numpy.ndarray | BlockView':
+        """A new, uninitialised array of ``shape`` and ``dtype`` in scratch of ``kind`` (scratch is not zeroed): a NumPy array for host, pinned and managed memory, a ``Ds.BlockView`` (DLPack, CUDA array interface) for device memory. Like ``numpy.empty()``; the memory follows the array past a release. ``alignment`` 0 is the item size rounded up to 16, at least 64 bytes for arrays of 64 bytes or more."""
         ...
     def alloc(self, kind: MemoryKind, size: int, alignment: int=0) -> Block | None:
         """Allocates ``size`` bytes of ``kind`` memory as a ``Ds.Block`` (``None`` for size 0). ``alignment`` is a power of two, 0 for 16. Raises ``GLib.Error`` (Ds.Error domain; out of memory is also a ``MemoryError``), ``TypeError`` for a size that is not an int; when a Python upstream resource raised, its exception is the error's ``__cause__`` (a ``KeyboardInterrupt`` or ``SystemExit`` is raised as it is)."""
@@ -595,8 +632,43 @@ class ScratchpadIfaceInterface:
     ...
 
 
-class OutOfMemoryError(GLib.Error, MemoryError):
-    """The ``GLib.Error`` raised for ``Ds.Error.OUT_OF_MEMORY``: it is also a ``MemoryError``, so ``except MemoryError`` catches it as well as ``except GLib.Error`` (``e.matches(Ds.error_quark(), Ds.Error.OUT_OF_MEMORY)``)."""
+class DsError(GLib.Error):
+    """The base of the errors of the ``Ds.Error`` domain: a ``GLib.Error`` (``e.domain``, ``e.code``, ``e.message``, ``e.matches()``) whose ``str()`` is its message. Each code has its class, which is also the builtin exception a Python programmer would catch for it."""
+    def __str__(self) -> str: ...
+
+
+class InvalidArgumentError(DsError, ValueError):
+    """``Ds.Error.INVALID_ARGUMENT``: a size, alignment, kind, range or order that is not valid; also a ``ValueError``."""
+    ...
+
+
+class NotSupportedError(DsError, NotImplementedError):
+    """``Ds.Error.NOT_SUPPORTED``: ds was built without CUDA, or the resource cannot do it; also a ``NotImplementedError``."""
+    ...
+
+
+class NoDeviceError(DsError, RuntimeError):
+    """``Ds.Error.NO_DEVICE``: no CUDA driver or device; also a ``RuntimeError``."""
+    ...
+
+
+class OutOfMemoryError(DsError, MemoryError):
+    """``Ds.Error.OUT_OF_MEMORY``: the upstream could not give the memory; also a ``MemoryError``."""
+    ...
+
+
+class CudaError(DsError, RuntimeError):
+    """``Ds.Error.CUDA``: a CUDA call failed (the message names the CUDA error); also a ``RuntimeError``."""
+    ...
+
+
+class DisposedError(DsError, RuntimeError):
+    """``Ds.Error.DISPOSED``: the object was disposed; also a ``RuntimeError``."""
+    ...
+
+
+class BusyError(DsError, RuntimeError):
+    """``Ds.Error.BUSY``: another thread is inside the scratchpad, or its own memory resource called it back; also a ``RuntimeError``."""
     ...
 
 

@@ -8,25 +8,30 @@ Everything that bindings share (orders, scratchpads, blocks, resources)
 comes from GObject-Introspection; this module adds what a GPU Python user
 expects on top:
 
-- ``with Ds.Scratchpad() as sp:`` gives everything back at the end;
-- zero-copy views of a block that are *exports*: ``block.memoryview()``,
+- ``with Ds.Scratchpad() as sp:`` gives everything back at the end, but
+  the memory that live views use, which follows the views: it goes back,
+  in stream order, when the last of them is gone (RMM, CuPy and PyTorch
+  let memory live as long as the array too); ``release(strict=True)``
+  refuses instead with a ``BufferError`` naming each view;
+- zero-copy views of a block are *exports*: ``sp.empty(shape, dtype)``,
   ``block.numpy(dtype, shape)``, ``numpy.asarray(block)``,
-  ``block.view(dtype, shape)`` with the NumPy array interface,
-  ``__cuda_array_interface__`` (v3) and DLPack (``__dlpack__``,
-  ``__dlpack_device__``). While an export is alive the scratchpad is not
-  released: ``release()`` (and leaving ``with``) raises ``BufferError``
-  naming what is alive, as ``mmap.close()`` does with exported buffers, so
-  no view ever points at memory that was given back;
+  ``memoryview(block)``, ``block.view(dtype, shape)`` with the NumPy array
+  interface, ``__cuda_array_interface__`` (v3) and DLPack (``__dlpack__``,
+  ``__dlpack_device__``);
 - ``block.write()`` takes any bytes-like object, ``sp.to_device()`` and
   ``sp.to_contiguous_device()`` return blocks, ``Ds.AccessOrder.from_stream``
-  takes CUDA stream objects (``__cuda_stream__``, CuPy, PyTorch, Numba);
-- errors are ``GLib.Error`` in the ``Ds.Error`` domain (out of memory also
-  a ``MemoryError``); sizes and offsets are ints (``TypeError`` otherwise);
-  an exception raised by a Python ``Ds.MemoryResource`` is chained into the
-  error it causes, a ``KeyboardInterrupt`` or ``SystemExit`` goes on out of
-  the call, and one raised by its ``do_deallocate`` is reported as
+  takes CUDA stream objects (``GstCuda.CudaStream``, ``DsGst.Stream``,
+  ``__cuda_stream__``, CuPy, PyTorch, Numba);
+- errors raise a class per ``Ds.Error`` code, a ``GLib.Error`` that is also
+  the natural builtin (``InvalidArgumentError`` a ``ValueError``,
+  ``OutOfMemoryError`` a ``MemoryError``, ...) whose ``str()`` is the
+  message; sizes and offsets are ints (``TypeError`` otherwise); an
+  exception raised by a Python ``Ds.MemoryResource`` is chained into the
+  error it causes, a ``KeyboardInterrupt`` or ``SystemExit`` goes on out
+  of the call, and one raised by its ``do_deallocate`` is reported as
   ``Ds.LeakWarning``; a resource class without the methods a scratchpad
-  calls is refused when it is defined;
+  calls is refused when it is defined; ``do_allocate`` hands memory over
+  as an object that owns it, kept alive until ``do_deallocate``;
 - ``Ds.Scratchpad`` takes no Python attributes: one that refers to a block
   would be a reference cycle through C that the garbage collector cannot
   break;
@@ -34,7 +39,9 @@ expects on top:
   is not there: ``ref``/``unref``/``free`` of boxed types, ``export`` and
   ``Ds.ScratchpadIface.alloc`` (a raw address), the private fields of
   ``Ds.AccessOrder``; a resource's ``deallocate()`` from Python takes only
-  what its ``allocate()`` handed out.
+  what its ``allocate()`` handed out;
+- this file, ``_gi_ds`` and the typelib must be of one ds, or the import
+  fails naming the three.
 
 The native half, ``gi.overrides._gi_ds``, holds exports as C references and
 makes DLPack capsules. The API reference has a Python and JavaScript guide
@@ -46,13 +53,14 @@ from __future__ import annotations
 import _thread
 import ctypes
 import operator
-import os
 import re
 import sys
+import threading
 import traceback
 import warnings
 import weakref
 
+import gi
 from gi.repository import GLib
 
 from ..module import get_introspection_module
@@ -68,6 +76,36 @@ except ImportError as e:  # pragma: no cover - a broken installation
 
 Ds = get_introspection_module('Ds')
 
+# The _gi_ds functions this file is written for (its OVERRIDE_API).
+_OVERRIDE_API = 2
+
+
+def _check_versions():
+    """Refuses to run with a _gi_ds or a typelib of another ds: an old
+    override installed where PyGObject looks first would otherwise run
+    against a new library without a word."""
+    typelib = '%d.%d.%d' % (Ds.MAJOR_VERSION, Ds.MINOR_VERSION, Ds.MICRO_VERSION)
+    api = getattr(_gi_ds, 'OVERRIDE_API', None)
+    built = getattr(_gi_ds, 'DS_VERSION', None)
+    if api == _OVERRIDE_API and built == typelib:
+        return
+    try:
+        path = gi.Repository.get_default().get_typelib_path('Ds')
+    except Exception:       # pragma: no cover - what the message can say
+        path = '?'
+    raise ImportError(
+        'The Ds override does not match the rest of ds:\n'
+        '  %s (override API %d)\n'
+        '  %s (override API %s, built for ds %s)\n'
+        '  %s (ds %s)\n'
+        'An older installation is found first: remove it, or run from one '
+        'installation or one build tree (meson devenv).'
+        % (__file__, _OVERRIDE_API, getattr(_gi_ds, '__file__', '?'), api, built, path,
+           typelib))
+
+
+_check_versions()
+
 __all__ = []
 
 HOST = Ds.MemoryKind.HOST
@@ -82,7 +120,6 @@ _GSIZE_MAX = (1 << 64) - 1
 
 _DOMAIN = Ds.error_quark()
 _DOMAIN_NAME = GLib.quark_to_string(_DOMAIN)
-_OOM = int(Ds.Error.OUT_OF_MEMORY)
 _RELEASED = "The block's scratchpad was released; its memory is gone"
 
 # Looked up once: an attribute of the GLib proxy module costs ~0.8 us a
@@ -95,6 +132,9 @@ _block_fill = Ds.Block.fill
 _block_get_address = Ds.Block.get_address
 _scratchpad_alloc = Ds.Scratchpad.alloc
 _scratchpad_get_n_exports = Ds.Scratchpad.get_n_exports
+_scratchpad_get_allocated = Ds.Scratchpad.get_allocated
+_scratchpad_set_max_block_size = Ds.Scratchpad.set_max_block_size
+_scratchpad_set_resource = Ds.Scratchpad.set_resource
 _scratchpad_to_device = Ds.Scratchpad.to_device
 _scratchpad_to_contiguous_device = Ds.Scratchpad.to_contiguous_device
 _resource_allocate = Ds.MemoryResource.allocate
@@ -102,31 +142,79 @@ _resource_deallocate = Ds.MemoryResource.deallocate
 _resource_allocate_async = Ds.MemoryResource.allocate_async
 _resource_deallocate_async = Ds.MemoryResource.deallocate_async
 _kernel_context_run = Ds.KernelContext.run
+_new_for_handle = Ds.AccessOrder.new_for_handle
 _get_default = Ds.MemoryResource.get_default
 _get_ident = _thread.get_ident
 _Export = _gi_ds.Export
 _release = _gi_ds.release
+_numpy = _gi_ds.numpy
+_empty = _gi_ds.empty
 _read = _gi_ds.read
 _write = _gi_ds.write
 
 
 # --- errors ------------------------------------------------------------------------
 
-class OutOfMemoryError(GLib.Error, MemoryError):
-    """The ``GLib.Error`` raised for ``Ds.Error.OUT_OF_MEMORY``: it is also a
-    ``MemoryError``, so ``except MemoryError`` catches it as well as
-    ``except GLib.Error`` (``e.matches(Ds.error_quark(),
-    Ds.Error.OUT_OF_MEMORY)``)."""
+class DsError(GLib.Error):
+    """The base of the errors of the ``Ds.Error`` domain: a ``GLib.Error``
+    (``e.domain``, ``e.code``, ``e.message``, ``e.matches()``) whose
+    ``str()`` is its message. Each code has its class, which is also the
+    builtin exception a Python programmer would catch for it."""
+
+    def __str__(self) -> str:
+        return self.message
 
 
-__all__.append('OutOfMemoryError')
+class InvalidArgumentError(DsError, ValueError):
+    """``Ds.Error.INVALID_ARGUMENT``: a size, alignment, kind, range or
+    order that is not valid; also a ``ValueError``."""
+
+
+class NotSupportedError(DsError, NotImplementedError):
+    """``Ds.Error.NOT_SUPPORTED``: ds was built without CUDA, or the
+    resource cannot do it; also a ``NotImplementedError``."""
+
+
+class NoDeviceError(DsError, RuntimeError):
+    """``Ds.Error.NO_DEVICE``: no CUDA driver or device; also a
+    ``RuntimeError``."""
+
+
+class OutOfMemoryError(DsError, MemoryError):
+    """``Ds.Error.OUT_OF_MEMORY``: the upstream could not give the memory;
+    also a ``MemoryError``."""
+
+
+class CudaError(DsError, RuntimeError):
+    """``Ds.Error.CUDA``: a CUDA call failed (the message names the CUDA
+    error); also a ``RuntimeError``."""
+
+
+class DisposedError(DsError, RuntimeError):
+    """``Ds.Error.DISPOSED``: the object was disposed; also a
+    ``RuntimeError``."""
+
+
+class BusyError(DsError, RuntimeError):
+    """``Ds.Error.BUSY``: another thread is inside the scratchpad, or its
+    own memory resource called it back; also a ``RuntimeError``."""
+
+
+_ERROR_CLASSES = {int(Ds.Error.INVALID_ARGUMENT): InvalidArgumentError,
+                  int(Ds.Error.NOT_SUPPORTED): NotSupportedError,
+                  int(Ds.Error.NO_DEVICE): NoDeviceError,
+                  int(Ds.Error.OUT_OF_MEMORY): OutOfMemoryError,
+                  int(Ds.Error.CUDA): CudaError,
+                  int(Ds.Error.DISPOSED): DisposedError,
+                  int(Ds.Error.BUSY): BusyError}
+
+__all__ += ['DsError', 'InvalidArgumentError', 'NotSupportedError', 'NoDeviceError',
+            'OutOfMemoryError', 'CudaError', 'DisposedError', 'BusyError']
 
 
 def _error(code, message):
     code = int(code)
-    if code == _OOM:
-        return OutOfMemoryError(message, _DOMAIN_NAME, code)
-    return _GError.new_literal(_DOMAIN, message, code)
+    return _ERROR_CLASSES.get(code, DsError)(message, _DOMAIN_NAME, code)
 
 
 def _error_from(domain, code, message):
@@ -137,10 +225,12 @@ def _error_from(domain, code, message):
 
 
 def _typed(e):
-    """@e, or an OutOfMemoryError like it."""
-    if e.code == _OOM and type(e) is _GError and e.domain == _DOMAIN_NAME:
-        typed = OutOfMemoryError(e.message, e.domain, e.code)
+    """@e, or the class of its code if it is a plain GLib.Error of the
+    Ds.Error domain."""
+    if type(e) is _GError and e.domain == _DOMAIN_NAME:
+        typed = _error(e.code, e.message)
         typed.__cause__ = e.__cause__
+        typed.__traceback__ = e.__traceback__
         return typed
     return e
 
@@ -276,6 +366,38 @@ def _parse_dtype(dtype):
     elif order in (None, '=', '|'):
         order = _NATIVE
     return '%s%s%d' % (order, kind, size), size, kind
+
+
+# dtype-like -> (typestr, itemsize, DLPack code) of the ones seen; the
+# extension module keeps the same for the fast paths.
+_DTYPES = {}
+
+
+def _hashable(value):
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+_numpy_ready = []
+
+
+def _dtype_entry(dtype):
+    """(typestr, itemsize, DLPack code) of @dtype, remembered (for the fast
+    paths too, where DLPack can carry it: native byte order, not bool)."""
+    if not _numpy_ready and 'numpy' in sys.modules:
+        _gi_ds.numpy_ready(sys.modules['numpy'].ndarray)
+        _numpy_ready.append(True)
+        _DTYPES.clear()     # those seen before go to the fast paths too
+    typestr, itemsize, kind = _parse_dtype(dtype)
+    entry = (typestr, itemsize, _DL_CODES[kind])
+    if _hashable(dtype) and len(_DTYPES) < 256:
+        _DTYPES[dtype] = entry
+        if _numpy_ready:
+            _gi_ds.dtype_code(dtype, sys.modules['numpy'].dtype(typestr), itemsize)
+    return entry
 
 
 def _parse_shape(shape, itemsize, available):
@@ -439,6 +561,8 @@ class BlockView(_gi_ds.View):
             raise _cpu_error(self.kind, 'use read()/write(), __cuda_array_interface__ or DLPack')
         if own is None:
             own = self._again('a memoryview', where)
+        if own.nbytes == 0:
+            return memoryview(bytearray())
         array = (ctypes.c_ubyte * own.nbytes).from_address(own.address)
         array._ds_export = own
         view = memoryview(array).cast('B')
@@ -478,18 +602,51 @@ class Block(Ds.Block):
             (' at 0x%x' % _block_get_address(self)) if self.is_valid() else ' (released)')
 
     def get_address(self) -> int:
-        """The address as an int; raises GLib.Error once the block is invalid."""
+        """The address as an int (0 for an empty block); raises
+        ``InvalidArgumentError`` once the block is invalid."""
         address = _block_get_address(self)
-        if address == 0:
+        if address == 0 and not self.is_valid():
             raise _error(Ds.Error.INVALID_ARGUMENT, _RELEASED)
         return address
+
+    @property
+    def address(self) -> int:
+        """The address as an int (``get_address()``)."""
+        return self.get_address()
+
+    @property
+    def size(self) -> int:
+        """The size in bytes (``get_size()``)."""
+        return self.get_size()
+
+    @property
+    def nbytes(self) -> int:
+        """The size in bytes, as NumPy calls it."""
+        return self.get_size()
+
+    @property
+    def kind(self) -> MemoryKind:
+        """The kind of memory (``get_kind()``)."""
+        return self.get_kind()
+
+    def __len__(self) -> int:
+        """The size in bytes."""
+        return self.get_size()
+
+    def __bool__(self) -> bool:
+        """A block is true even when it is empty (it is an object, not a
+        container of items)."""
+        return True
 
     def write(self, offset: int, data: bytes | bytearray | memoryview | GLib.Bytes) -> bool:
         """Copies ``data`` (any bytes-like object, or GLib.Bytes) in at ``offset``."""
         if type(offset) is not int or not 0 <= offset <= _GSIZE_MAX:
             offset = _count(offset, 'offset')
         if isinstance(data, _Bytes):
-            return _block_write(self, offset, data)
+            try:
+                return _block_write(self, offset, data)
+            except _GError as e:
+                raise _typed(e) from None
         done = _write(self, offset, data)
         if done is NotImplemented:      # not C-contiguous, or no buffer at all
             done = _write(self, offset, _as_bytes(data))
@@ -502,7 +659,10 @@ class Block(Ds.Block):
     def read(self, offset: int, length: int) -> GLib.Bytes:
         """A copy of ``length`` bytes at ``offset`` as GLib.Bytes (every kind;
         ``tobytes()`` gives ``bytes``)."""
-        return _block_read(self, _count(offset, 'offset'), _count(length, 'length'))
+        try:
+            return _block_read(self, _count(offset, 'offset'), _count(length, 'length'))
+        except _GError as e:
+            raise _typed(e) from None
 
     def tobytes(self, offset: int = 0, length: int | None = None) -> bytes:
         """A copy of the bytes from ``offset`` (to the end, or ``length`` of
@@ -521,7 +681,10 @@ class Block(Ds.Block):
         value = _count(value, 'value')
         if value > 255:
             raise _error(Ds.Error.INVALID_ARGUMENT, 'Value %d is not a byte (0..255)' % value)
-        return _block_fill(self, value)
+        try:
+            return _block_fill(self, value)
+        except _GError as e:
+            raise _typed(e) from None
 
     def view(self, dtype='u1', shape: int | tuple | None = None,
              offset: int = 0) -> BlockView:
@@ -538,7 +701,17 @@ class Block(Ds.Block):
         """A NumPy array of the memory (zero-copy, writable), for host,
         pinned and managed blocks. The array is an export: while it lives,
         the scratchpad cannot be released."""
+        array = _numpy(self, dtype, shape, offset)
+        if array is not NotImplemented:
+            return array
+        if _hashable(dtype) and (dtype not in _DTYPES or not _numpy_ready):
+            _dtype_entry(dtype)         # the next call takes the fast path
         where = _where()
+        if self.get_size() == 0:
+            import numpy
+            typestr, itemsize, _ = _parse_dtype(dtype)
+            _count(offset, 'offset')
+            return numpy.empty(_parse_shape(shape, itemsize, 0), typestr)
         view = BlockView(self, dtype, shape, offset, what='a NumPy array', where=where)
         if view.kind not in _HOST_VISIBLE:
             raise _cpu_error(view.kind, 'use __cuda_array_interface__ or DLPack')
@@ -641,14 +814,17 @@ def _unpin_if_local(pin, frame):
     namespace = frame.f_locals
     names = [name for name, value in namespace.items() if value is block]
     if not names:
+        if snapshot:
+            namespace.clear()
         return
     # Less getrefcount's argument and our variable, the references are the
     # frame's: each variable's once (a slot, a cell or a module's or class
     # body's dict), and once more in a snapshot.
     only_local = sys.getrefcount(block) - 2 == len(names) * (2 if snapshot else 1)
     if snapshot:
-        for name in names:      # the snapshot must not outlive the pin
-            del namespace[name]
+        # The snapshot must not keep anything alive past this release (it
+        # is filled again at the next f_locals).
+        namespace.clear()
     if only_local:
         del block.__dict__['_ds_cai']
 
@@ -666,16 +842,42 @@ def _describe_exports(n, exports, tensors):
             lines.append('%s of %d bytes of %s memory at 0x%x, made at %s'
                          % (e.what or 'an export', e.size, kind, e.address, e.where))
     for t in tensors:
-        lines.append('a DLPack tensor of shape %r at 0x%x on DLPack device %r: an '
-                     'unconsumed capsule, or what a consumer made of it '
-                     '(numpy.from_dlpack(), torch.from_dlpack(), ...)'
-                     % (t['shape'], t['address'], t['device']))
+        where = (', made at %s:%d' % (t['file'], t['line'])) if t.get('file') else ''
+        if t.get('what'):
+            lines.append('%s of shape %r at 0x%x%s' % (t['what'], t['shape'], t['address'], where))
+        else:
+            lines.append('a DLPack tensor of shape %r at 0x%x on DLPack device %r: an '
+                         'unconsumed capsule, or what a consumer made of it '
+                         '(numpy.from_dlpack(), torch.from_dlpack(), ...)%s'
+                         % (t['shape'], t['address'], t['device'], where))
     other = n - len(exports) - len(tensors)
     if other > 0:
         lines.append('%d export(s) made outside Python (ds_block_export() in C)' % other)
     return BufferError(
-        'cannot release a Ds.Scratchpad while %d export(s) of its blocks are alive; '
-        'drop them first (del, or leave their with):\n  - %s' % (n, '\n  - '.join(lines)))
+        'cannot release a Ds.Scratchpad strictly while %d export(s) of its blocks are '
+        'alive; drop them first (del), or release without strict=True to let the memory '
+        'follow them:\n  - %s' % (n, '\n  - '.join(lines)))
+
+
+class _Props:
+    """A scratchpad's ``props``: PyGObject's, with the check of a setting
+    made too late."""
+
+    __slots__ = ('_scratchpad', '_props')
+
+    def __init__(self, scratchpad, props):
+        object.__setattr__(self, '_scratchpad', scratchpad)
+        object.__setattr__(self, '_props', props)
+
+    def __getattr__(self, name):
+        return getattr(self._props, name)
+
+    def __setattr__(self, name, value):
+        self._scratchpad._check_setting(name)
+        setattr(self._props, name, value)
+
+    def __dir__(self):
+        return dir(self._props)
 
 
 @override
@@ -685,9 +887,11 @@ class Scratchpad(Ds.Scratchpad):
     scratchpad is finalized.
 
     ``with Ds.Scratchpad(device_order=order) as sp:`` releases at the end.
-    ``release()`` raises ``BufferError``, naming them, while exports of its
-    blocks (memoryviews, NumPy arrays, views, DLPack capsules, CUDA array
-    interface consumers) are alive; ``get_n_exports()`` counts them. A
+    Memory that live views of its blocks use (memoryviews, NumPy arrays,
+    views, DLPack capsules, CUDA array interface consumers) follows them:
+    it goes back when the last of them is gone (``get_held_by_exports()``);
+    ``release(strict=True)`` refuses instead with a ``BufferError`` naming
+    them. ``empty(shape, dtype, kind=...)`` makes typed arrays. A
     scratchpad takes no Python attributes. One scratchpad is used by one
     thread at a time.
     """
@@ -700,38 +904,122 @@ class Scratchpad(Ds.Scratchpad):
             "scratchpad's memory forever. Keep such things in a dict or an "
             "object of your own." % name)
 
+    # Settings: the properties (orders, initial sizes, resources,
+    # max-block-size) change only while the scratchpad holds no
+    # allocation; in C a later change is a critical, here BusyError.
+
+    def _check_setting(self, name):
+        if name.replace('_', '-') == 'keep-blocks':
+            return          # may change at any time
+        if any(_scratchpad_get_allocated(self, kind) for kind in _KINDS):
+            raise _error(Ds.Error.BUSY,
+                         'The %s property of a Ds.Scratchpad cannot change while it holds '
+                         'allocations; set it before the first allocation or after a '
+                         'release' % name.replace('_', '-'))
+
+    @property
+    def props(self):
+        """The GObject properties; setting one while the scratchpad holds
+        allocations raises ``Ds.BusyError`` (the value stays)."""
+        return _Props(self, super().props)
+
+    def set_property(self, name: str, value) -> None:
+        """Sets a GObject property; ``Ds.BusyError`` while the scratchpad
+        holds allocations (the value stays)."""
+        self._check_setting(name)
+        super().set_property(name, value)
+
+    def set_max_block_size(self, size: int) -> None:
+        """Sets ``max-block-size``; ``Ds.BusyError`` while the scratchpad
+        holds allocations."""
+        self._check_setting('max-block-size')
+        _scratchpad_set_max_block_size(self, size)
+
+    def set_resource(self, kind: MemoryKind, resource: MemoryResource | None) -> None:
+        """Sets the resource of ``kind``; ``Ds.BusyError`` while the
+        scratchpad holds allocations."""
+        self._check_setting('resource')
+        _scratchpad_set_resource(self, kind, resource)
+
     def __enter__(self) -> Scratchpad:
         """Returns the scratchpad; leaving ``with`` releases it."""
         return self
 
     def __exit__(self, exc_type, exc_value, traceback) -> bool:
-        """Releases (see ``release()``). When the body raised while exports
-        are alive, the memory is kept instead (until the next ``release()``
-        or the scratchpad's end) and the body's exception propagates."""
-        if exc_type is not None and _scratchpad_get_n_exports(self) > 0:
-            # Unwinding: the frames that hold views are still alive. Keep the
-            # memory (until the next release() or the scratchpad's end)
-            # rather than hide the exception behind a BufferError.
-            return False
-        self._release(sys._getframe(1))
+        """Releases (see ``release()``): what live views of its blocks use
+        follows them, everything else goes back now."""
+        self._release(False, sys._getframe(1))
         return False
 
-    def release(self) -> None:
+    def release(self, strict: bool = False) -> None:
         """Gives all memory back now, in stream order; the scratchpad stays
-        usable. Raises ``BufferError`` (and releases nothing) while exports
-        of its blocks are alive; its message names each of them and where
-        it was made."""
-        self._release(sys._getframe(1))
+        usable. Memory that live views of its blocks use (NumPy arrays,
+        memoryviews, DLPack tensors, CUDA array interface consumers)
+        follows them: the upstream blocks holding it go back, in the same
+        order, when the last view in each is gone
+        (``get_held_by_exports()`` counts them). ``strict=True`` refuses
+        instead: ``BufferError`` naming each live view and the line that
+        made it, and nothing is released. ``BusyError`` if another
+        thread is inside the scratchpad, or its own resource calls this."""
+        self._release(strict, sys._getframe(1))
 
-    def _release(self, frame):
-        if _release(self):      # exports are alive: nothing was released
+    def _release(self, strict, frame):
+        if _scratchpad_get_n_exports(self):
+            # A block whose CUDA array interface was read, that nothing but
+            # the releasing frame's variables refers to, has no consumer.
             for pin in [e.what for e in _gi_ds.exports_of(self) if isinstance(e.what, weakref.ref)]:
                 _unpin_if_local(pin, frame)
-            n = _release(self)
-            if n:
-                raise _describe_exports(n, _gi_ds.exports_of(self), _gi_ds.tensors_of(self))
+        try:
+            n = _release(self, strict)
+        except _GError as e:
+            raise _failed(e)
+        if n:
+            raise _describe_exports(n, _gi_ds.exports_of(self), _gi_ds.tensors_of(self))
         if _pending:
             _raise_pending()
+
+    def empty(self, shape: int | tuple, dtype=float, kind: MemoryKind = HOST,
+              alignment: int = 0) -> 'numpy.ndarray | BlockView':
+        """A new, uninitialised array of ``shape`` and ``dtype`` in scratch of
+        ``kind`` (scratch is not zeroed): a NumPy array for host, pinned
+        and managed memory, a ``Ds.BlockView`` (DLPack, CUDA array
+        interface) for device memory. Like ``numpy.empty()``; the memory
+        follows the array past a release. ``alignment`` 0 is the item size
+        rounded up to 16, at least 64 bytes for arrays of 64 bytes or
+        more."""
+        array = _empty(self, shape, dtype, kind, alignment)
+        if array is not NotImplemented:
+            return array
+        if type(shape) is int:
+            shape = (shape,)
+        entry = _DTYPES.get(dtype) if _hashable(dtype) else None
+        if entry is None or not _numpy_ready:
+            entry = _dtype_entry(dtype)
+        typestr, itemsize, code = entry
+        nbytes = itemsize
+        try:
+            for n in shape:
+                nbytes *= n
+        except TypeError:
+            shape = _parse_shape(shape, itemsize, 0)
+            nbytes = itemsize
+            for n in shape:
+                nbytes *= n
+        if alignment == 0:
+            alignment = 64 if nbytes >= 64 else 16
+        if nbytes > 0 and type(kind) is _MemoryKind and (kind is HOST or kind is PINNED):
+            array = _empty(self, shape, dtype, int(kind), alignment)
+            if array is not NotImplemented:
+                return array
+        kind = _kind(kind)
+        if nbytes == 0:
+            if kind in _HOST_VISIBLE:
+                import numpy
+                return numpy.empty(shape, typestr)
+        block = self.alloc(kind, max(nbytes, 1), alignment)
+        if kind in _HOST_VISIBLE:
+            return block.numpy(typestr, shape)
+        return block.view(typestr, shape)
 
     def alloc(self, kind: MemoryKind, size: int, alignment: int = 0) -> Block | None:
         """Allocates ``size`` bytes of ``kind`` memory as a ``Ds.Block``
@@ -798,41 +1086,14 @@ __all__.append('Scratchpad')
 
 # --- Ds.AccessOrder ---------------------------------------------------------------
 
-class _IoVec(ctypes.Structure):
-    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]
-
-
-try:
-    _process_vm_readv = ctypes.CDLL(None, use_errno=True).process_vm_readv
-    _process_vm_readv.argtypes = [ctypes.c_int, ctypes.POINTER(_IoVec), ctypes.c_ulong,
-                                  ctypes.POINTER(_IoVec), ctypes.c_ulong, ctypes.c_ulong]
-    _process_vm_readv.restype = ctypes.c_ssize_t
-except (AttributeError, OSError):
-    _process_vm_readv = None
-_EFAULT = 14
-
-
-def _check_handle(handle):
-    """Raises ValueError for a stream handle (beyond 0, 1, 2) that points at
-    no memory of this process, which the CUDA driver would crash on, as
-    ds_access_order_new_for_handle() refuses it in C."""
-    if handle <= 2 or handle >= 1 << 64 or _process_vm_readv is None:
-        return
-    byte = ctypes.c_char()
-    local = _IoVec(ctypes.addressof(byte), 1)
-    remote = _IoVec(handle, 1)
-    if (_process_vm_readv(os.getpid(), local, 1, remote, 1, 0) != 1 and
-            ctypes.get_errno() == _EFAULT):
-        raise ValueError('0x%x is not the handle of a CUDA stream: it points at no memory '
-                         'of this process' % handle)
-
-
 def _order_for_handle(handle, device):
-    _check_handle(handle)
-    order = Ds.AccessOrder.new_for_handle(handle, device)
-    if order is None:       # refused in C, where this process could not look
-        raise ValueError('0x%x is not the handle of a CUDA stream: it points at no memory '
-                         'of this process' % handle)
+    try:
+        order = _new_for_handle(handle, device)
+    except TypeError:       # PyGObject: "constructor returned NULL"
+        order = None
+    if order is None:       # refused in C
+        raise _error(Ds.Error.INVALID_ARGUMENT,
+                     '0x%x is not the handle of a live CUDA stream' % handle)
     return order
 
 
@@ -848,11 +1109,25 @@ def _stream_handle(stream):
         handle = stream
     else:
         protocol = getattr(stream, '__cuda_stream__', None)
-        if protocol is not None:
+        get_handle = getattr(stream, 'get_handle', None)
+        if isinstance(stream, Ds.AccessOrder):
+            if not stream.is_device():
+                raise TypeError('a host Ds.AccessOrder is not a CUDA stream')
+            handle, device = stream.get_stream_handle(), stream.get_device()
+        elif protocol is not None:
             value = protocol() if callable(protocol) else protocol
             version, handle = value
             if version != 0:
                 raise TypeError('__cuda_stream__ version %r is not known (0 is)' % (version,))
+        elif callable(get_handle) and type(stream).__module__.startswith('gi.'):
+            # GstCuda.CudaStream, DsGst.Stream: their handle, alive as long
+            # as the object (which the caller holds)
+            handle = get_handle() or 0
+            get_device = getattr(stream, 'get_context', None)
+            context = get_device() if callable(get_device) else None
+            value = getattr(getattr(context, 'props', None), 'cuda_device_id', None)
+            if isinstance(value, int):
+                device = value
         elif hasattr(stream, 'cuda_stream'):       # PyTorch
             handle = stream.cuda_stream
         elif hasattr(stream, 'ptr'):               # CuPy
@@ -894,17 +1169,17 @@ class AccessOrder(Ds.AccessOrder):
 
     @classmethod
     def from_stream(cls, stream: object = None, device: int = -1) -> AccessOrder:
-        """The order of a CUDA stream given as an int handle (0 or ``None``:
-        the legacy default stream; 2: the per-thread one) or as a stream
-        object: anything with ``__cuda_stream__`` (cuda.core), PyTorch's
-        ``torch.cuda.Stream`` (``.cuda_stream``), CuPy's ``Stream``
-        (``.ptr``), Numba's (``.handle``). ``device`` -1 takes the stream
-        object's device if it says, else the stream's own. An int must be
-        the handle of a live stream: it is a pointer the CUDA driver
-        dereferences. One that points at no memory of the process raises
-        ``ValueError``; one that points at memory that is no stream cannot
-        be told apart (as with ``torch.cuda.ExternalStream``), so prefer
-        passing the stream object."""
+        """The order of a CUDA stream, best given as a stream object:
+        ``GstCuda.CudaStream``, ``DsGst.Stream``, anything with
+        ``__cuda_stream__`` (cuda.core), PyTorch's ``torch.cuda.Stream``
+        (``.cuda_stream``), CuPy's ``Stream`` (``.ptr``), Numba's
+        (``.handle``), or a device ``Ds.AccessOrder``. ``None`` or 0 is the
+        legacy default stream, 2 the per-thread one. Any other int handle
+        must be a live stream, as PyTorch and CuPy document theirs: it is
+        a pointer the CUDA driver dereferences, and a handle of a
+        destroyed stream or of memory that is no stream cannot be told
+        apart from a live one. ``device`` -1 takes the stream object's
+        device if it says, else the stream's own."""
         handle, stream_device = _stream_handle(stream)
         if device == -1:
             device = stream_device
@@ -912,9 +1187,8 @@ class AccessOrder(Ds.AccessOrder):
 
     @classmethod
     def new_for_handle(cls, stream_handle: int, device: int) -> AccessOrder:
-        """The order of a stream given as an int handle (see
-        ``from_stream``); ``ValueError`` for a handle that points at no
-        memory of the process."""
+        """The order of a stream given as an int handle, which must be a
+        live stream (see ``from_stream``)."""
         return _order_for_handle(operator.index(stream_handle), device)
 
     def __eq__(self, other) -> bool:
@@ -975,6 +1249,48 @@ def _implementation(obj, name):
     raise AttributeError(name)
 
 
+_calls = threading.local()
+
+
+class _Dispatch:
+    """Calls the implementation of @name for @self's type, as C calls it
+    (see _implementation ()); a call made from inside that one (a
+    subclass calling its parent's method) runs the parent's @func."""
+
+    __slots__ = ('key', 'active')
+
+    def __init__(self, self_, name):
+        self.key = (id(self_), name)
+        active = getattr(_calls, 'active', None)
+        if active is None:
+            active = _calls.active = {}
+        self.active = active
+
+    def pick(self, self_, name, func):
+        if self.active.get(self.key):
+            return func
+        return _implementation(self_, name)
+
+    def __enter__(self):
+        self.active[self.key] = self.active.get(self.key, 0) + 1
+        return self
+
+    def __exit__(self, *exc):
+        n = self.active[self.key] - 1
+        if n:
+            self.active[self.key] = n
+        else:
+            del self.active[self.key]
+        return False
+
+
+def _call_vfunc(self, name, func, *args):
+    dispatch = _Dispatch(self, name)
+    impl = dispatch.pick(self, name, func)
+    with dispatch:
+        return impl(self, *args)
+
+
 def _in_entry_point():
     """Whether a call the override made (Scratchpad.alloc, release, ...) is
     on this thread's stack: it raises what the resource raised."""
@@ -1010,7 +1326,7 @@ class _Unraisable:
 def _wrap_get_kind(func):
     def do_get_kind(self):
         try:
-            kind = _implementation(self, 'do_get_kind')(self)
+            kind = _call_vfunc(self, 'do_get_kind', func)
             if type(kind) is not _MemoryKind:
                 value = operator.index(kind)
                 if not 0 <= value < len(_KINDS):
@@ -1037,34 +1353,96 @@ def _wrapped(wrapper, func):
     return wrapper
 
 
+# (id of the resource, address) -> the object that owns the memory a
+# Python resource's do_allocate handed over, kept until do_deallocate.
+_owners = {}
+
+
+def _owned_memory(resource, name, owner, size, alignment):
+    """The address of @size bytes aligned to @alignment inside the memory
+    @owner owns (the buffer protocol, the CUDA array interface or DLPack),
+    and what to keep alive with it."""
+    where = '%s.%s' % (type(resource).__qualname__, name)
+    try:
+        kind = _implementation(resource, 'do_get_kind')(resource)
+    except BaseException:
+        kind = HOST
+    keep = owner
+    try:
+        memory = _gi_ds.buffer_memory(owner)
+    except BufferError as e:
+        raise _error(Ds.Error.INVALID_ARGUMENT, '%s returned %s, whose buffer is not '
+                     'writable and C-contiguous: %s' % (where, type(owner).__name__, e)) \
+            from None
+    cai = getattr(owner, '__cuda_array_interface__', None) if memory is None else None
+    if memory is not None:
+        if kind == DEVICE:
+            raise _error(Ds.Error.INVALID_ARGUMENT,
+                         '%s returned CPU memory (%s) for device memory'
+                         % (where, type(owner).__name__))
+        base, nbytes = memory
+    elif cai is not None:
+        if kind == HOST:
+            raise _error(Ds.Error.INVALID_ARGUMENT,
+                         '%s returned GPU memory (__cuda_array_interface__) for host memory'
+                         % where)
+        base, read_only = cai['data']
+        if read_only or cai.get('strides') is not None:
+            raise _error(Ds.Error.INVALID_ARGUMENT,
+                         '%s returned read-only or strided GPU memory' % where)
+        nbytes = int(cai['typestr'][2:])
+        for n in cai['shape']:
+            nbytes *= n
+    elif hasattr(owner, '__dlpack__'):
+        capsule = owner.__dlpack__()
+        base, nbytes, device_type, _ = _gi_ds.dlpack_memory(capsule)
+        cpu = device_type in (_gi_ds.kDLCPU, _gi_ds.kDLCUDAHost)
+        if (kind == HOST and not cpu) or (kind == DEVICE and cpu):
+            raise _error(Ds.Error.INVALID_ARGUMENT,
+                         '%s returned DLPack memory of device type %d for %s memory'
+                         % (where, device_type, kind.value_nick))
+        keep = (owner, capsule)
+    else:
+        raise _error(Ds.Error.INVALID_ARGUMENT,
+                     '%s returned %r (%s): return an object that owns the memory (the '
+                     'buffer protocol, __cuda_array_interface__ or DLPack), or an int '
+                     'address; raise an exception for a failure'
+                     % (where, owner, type(owner).__name__))
+    a = alignment or 16
+    address = (base + a - 1) & ~(a - 1)
+    if base == 0 or address + size > base + nbytes:
+        raise _error(Ds.Error.OUT_OF_MEMORY,
+                     '%s returned %d bytes at 0x%x: %d bytes aligned to %d do not fit in them '
+                     '(return %d bytes or more)' % (where, nbytes, base, size, a, size + a - 1))
+    return address, keep
+
+
 def _wrap_allocate(name, func):
     def do_allocate(self, size, alignment, *args):
         no_kind = self.__dict__.get('_ds_no_kind')
         if no_kind is not None:
             raise _error(Ds.Error.INVALID_ARGUMENT, no_kind)
         try:
-            address = _implementation(self, name)(self, size, alignment, *args)
-        except _GError:
-            raise
+            address = _call_vfunc(self, name, func, size, alignment, *args)
+        except _GError as e:
+            raise _typed(e)
         except BaseException as e:
             message = '%s.%s raised %s: %s%s' % (type(self).__qualname__, name,
                                                  type(e).__name__, e, _raised_at(e))
             _note(name, e, message)
             raise _error(Ds.Error.OUT_OF_MEMORY, message) from None
         if type(address) is not int:
-            value = None
-            if not isinstance(address, (bool, float)) and hasattr(type(address), '__index__'):
-                value = operator.index(address)
-            if value is None:
-                raise _error(Ds.Error.OUT_OF_MEMORY,
-                             '%s.%s returned %r (%s), not an address (an int > 0); raise '
-                             'GLib.Error for a failure' % (type(self).__qualname__, name,
-                                                           address, type(address).__name__))
-            address = value
+            if isinstance(address, (bool, float)) or not hasattr(type(address), '__index__') or \
+                    getattr(address, 'shape', ()) != ():      # an array, not a number
+                address, keep = _owned_memory(self, name, address, size, alignment)
+                _owners[(id(self), address)] = keep
+                return address
+            address = operator.index(address)
+        # A raw int: trusted to be memory the resource owns (README).
         if not 0 < address <= _GSIZE_MAX:
-            raise _error(Ds.Error.OUT_OF_MEMORY,
+            raise _error(Ds.Error.INVALID_ARGUMENT,
                          '%s.%s returned %d, not an address (an int > 0); raise '
-                         'GLib.Error for a failure' % (type(self).__qualname__, name, address))
+                         'an exception for a failure' % (type(self).__qualname__, name, address))
         if alignment and address % alignment:
             raise _error(Ds.Error.INVALID_ARGUMENT,
                          '%s.%s returned 0x%x, which is not aligned to %d'
@@ -1076,7 +1454,7 @@ def _wrap_allocate(name, func):
 def _wrap_deallocate(name, func):
     def do_deallocate(self, ptr, size, alignment, *args):
         try:
-            _implementation(self, name)(self, ptr, size, alignment, *args)
+            _call_vfunc(self, name, func, ptr, size, alignment, *args)
         except Exception as e:
             w = LeakWarning('%s.%s raised %s: %s%s; the %d bytes at 0x%x were not '
                             'given back (leaked)' % (type(self).__qualname__, name,
@@ -1091,6 +1469,9 @@ def _wrap_deallocate(name, func):
         except BaseException as e:
             _note(name, e, '%s.%s raised %s; the %d bytes at 0x%x were not given back '
                   '(leaked)' % (type(self).__qualname__, name, type(e).__name__, size, ptr))
+        finally:
+            # ds is done with the memory: its owner may go.
+            _owners.pop((id(self), ptr), None)
     return _wrapped(do_deallocate, func)
 
 
@@ -1295,6 +1676,52 @@ _ENTRY_POINTS = frozenset(f.__code__ for f in (
     Scratchpad._release, Scratchpad.alloc, Scratchpad.to_device,
     Scratchpad.to_contiguous_device, MemoryResource.allocate, MemoryResource.allocate_async,
     MemoryResource.deallocate, MemoryResource.deallocate_async, KernelContext.run))
+
+
+# --- typed errors from every call that can fail ---------------------------------------
+#
+# The methods the override does not write itself raise the class of their
+# error's code too (InvalidArgumentError, ...), as those it writes do.
+
+def _typing_errors(func, name):
+    def call(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except _GError as e:
+            raise _failed(e)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = getattr(func, '__doc__', None)
+    call.__wrapped__ = func
+    return call
+
+
+def _type_errors():
+    overridden = {'Block': Block, 'Scratchpad': Scratchpad, 'AccessOrder': AccessOrder,
+                  'MemoryResource': MemoryResource, 'KernelContext': KernelContext}
+    for info in gi.Repository.get_default().get_infos('Ds'):
+        get_methods = getattr(info, 'get_methods', None)
+        if get_methods is None:
+            continue
+        cls = getattr(Ds, info.get_name(), None)
+        override_cls = overridden.get(info.get_name())
+        if cls is None:
+            continue
+        for method in get_methods():
+            name = method.get_name()
+            if not method.can_throw_gerror() or name not in vars(cls):
+                continue
+            if override_cls is not None and name in vars(override_cls):
+                continue
+            func = getattr(cls, name)
+            wrapper = _typing_errors(func, name)
+            setattr(cls, name, wrapper if method.is_method() else staticmethod(wrapper))
+    for name in dir(Ds):
+        info = getattr(Ds, name, None)
+        if callable(info) and hasattr(info, 'can_throw_gerror') and info.can_throw_gerror():
+            setattr(Ds, name, _typing_errors(info, name))
+
+
+_type_errors()
 
 
 # --- what Python must not reach ----------------------------------------------------

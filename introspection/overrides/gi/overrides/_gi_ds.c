@@ -25,6 +25,10 @@
 #include <ds.h>
 #include <stdint.h>
 
+/* What Ds.py must be written for: bumped with any change of this module's
+ * functions; Ds.py refuses to load with another. */
+#define GI_DS_OVERRIDE_API 2
+
 /* --- DLPack (dlpack.h, the unversioned ABI every consumer reads) -------- */
 
 enum
@@ -120,8 +124,11 @@ struct _Export
 {
   PyObject_HEAD
   DsBlock  *block;      /* an export: counted by the scratchpad */
+  gpointer  ptr;        /* its memory (valid while the export lives) */
   PyObject *what;       /* what holds it (str), or None */
   PyObject *where;      /* where it was made ("file:line"), or None */
+  PyObject *code;       /* else the code that made it (or NULL), */
+  int       lasti;      /* at this instruction: the line is found when asked */
   Export   *prev;
   Export   *next;
 };
@@ -148,14 +155,31 @@ export_new (DsBlock *source)
       return NULL;
     }
   self->block = block;
+  self->ptr = ds_block_get_pointer (block);
   self->what = Py_NewRef (Py_None);
   self->where = Py_NewRef (Py_None);
+  self->code = NULL;
+  self->lasti = 0;
   self->prev = NULL;
   self->next = live_exports;
   if (live_exports != NULL)
     live_exports->prev = self;
   live_exports = self;
   return self;
+}
+
+/* Notes the Python code running now as where @self was made (its line
+ * is found only when asked). */
+static void
+export_note_where (Export *self)
+{
+  PyFrameObject *frame = PyEval_GetFrame ();
+
+  if (frame != NULL)
+    {
+      Py_XSETREF (self->code, (PyObject *) PyFrame_GetCode (frame));
+      self->lasti = PyFrame_GetLasti (frame);
+    }
 }
 
 static PyObject *
@@ -190,6 +214,7 @@ Export_dealloc (Export *self)
     self->next->prev = self->prev;
   Py_CLEAR (self->what);
   Py_CLEAR (self->where);
+  Py_CLEAR (self->code);
   /* May finalize the scratchpad, whose resources may be Python code. */
   ds_block_unref (self->block);
   PyObject_Free (self);
@@ -199,8 +224,51 @@ static PyObject *
 Export_get_address (Export *self,
                     void   *closure)
 {
-  return PyLong_FromUnsignedLongLong (ds_block_get_address (self->block));
+  return PyLong_FromUnsignedLongLong ((guintptr) self->ptr);
 }
+
+static PyObject *
+Export_get_where (Export *self,
+                  void   *closure)
+{
+  if (self->where == Py_None && self->code != NULL)
+    return PyUnicode_FromFormat ("%U:%d", ((PyCodeObject *) self->code)->co_filename,
+                                 PyCode_Addr2Line ((PyCodeObject *) self->code, self->lasti));
+  return Py_NewRef (self->where);
+}
+
+static int
+Export_set_where (Export   *self,
+                  PyObject *value,
+                  void     *closure)
+{
+  if (value == NULL)
+    value = Py_None;
+  Py_SETREF (self->where, Py_NewRef (value));
+  return 0;
+}
+
+/* The buffer protocol: the export's bytes, writable (host-visible kinds;
+ * the override makes no export of device memory for the CPU). */
+static int
+Export_getbuffer (Export    *self,
+                  Py_buffer *view,
+                  int        flags)
+{
+  static char empty[1];
+
+  if (ds_block_get_kind (self->block) == DS_MEMORY_KIND_DEVICE)
+    {
+      PyErr_SetString (PyExc_BufferError, "device memory is not addressable by the CPU");
+      return -1;
+    }
+  return PyBuffer_FillInfo (view, (PyObject *) self, self->ptr != NULL ? self->ptr : empty,
+                            (Py_ssize_t) ds_block_get_size (self->block), 0, flags);
+}
+
+static PyBufferProcs Export_as_buffer = {
+  .bf_getbuffer = (getbufferproc) Export_getbuffer,
+};
 
 static PyObject *
 Export_get_size (Export *self,
@@ -229,12 +297,13 @@ static PyGetSetDef Export_getset[] = {
   { "kind", (getter) Export_get_kind, NULL, "the memory kind (an int)", NULL },
   { "scratchpad", (getter) Export_get_scratchpad, NULL,
     "the C pointer of the scratchpad (hash() of its Python object)", NULL },
+  { "where", (getter) Export_get_where, (setter) Export_set_where,
+    "where the export was made (\"file:line\"), or None", NULL },
   { NULL, NULL, NULL, NULL, NULL },
 };
 
 static PyMemberDef Export_members[] = {
   { "what", T_OBJECT, offsetof (Export, what), 0, "what holds the export" },
-  { "where", T_OBJECT, offsetof (Export, where), 0, "where the export was made" },
   { NULL, 0, 0, 0, NULL },
 };
 
@@ -250,6 +319,7 @@ static PyTypeObject Export_Type = {
   .tp_dealloc = (destructor) Export_dealloc,
   .tp_getset = Export_getset,
   .tp_members = Export_members,
+  .tp_as_buffer = &Export_as_buffer,
 };
 
 /* --- DLPack tensors ---------------------------------------------------------- */
@@ -261,6 +331,9 @@ struct _Tensor
   DsBlock         *block;       /* an export */
   Tensor          *prev;
   Tensor          *next;
+  const char      *file;        /* interned: where the Python code that made it is */
+  int              line;
+  const char      *what;        /* static: what it was made for, or NULL */
   int64_t          shape[];
 };
 
@@ -438,6 +511,7 @@ typedef struct
   const int64_t *shape;
   uint8_t        code;
   uint8_t        bits;
+  const char    *what;
 } Layout;
 
 /* __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)
@@ -536,6 +610,9 @@ make_capsule (DsBlock           *source,
   tensor->managed.manager_ctx = tensor;
   tensor->managed.deleter = tensor_delete;
   tensor->block = block;
+  tensor->file = NULL;      /* finding the line costs more than the capsule */
+  tensor->line = 0;
+  tensor->what = layout->what;
 
   g_mutex_lock (&tensors_lock);
   tensor->prev = NULL;
@@ -574,6 +651,7 @@ block_dlpack (PyObject        *self,
   layout.shape = &size;
   layout.code = 1;      /* kDLUInt */
   layout.bits = 8;
+  layout.what = NULL;
   return make_capsule (block, &layout, args, nargs, kwnames);
 }
 
@@ -697,7 +775,7 @@ View_dlpack (View            *self,
              Py_ssize_t       nargs,
              PyObject        *kwnames)
 {
-  Layout layout = { self->address, self->ndim, self->dims, self->code, self->bits };
+  Layout layout = { self->address, self->ndim, self->dims, self->code, self->bits, NULL };
 
   if (self->export == NULL)
     {
@@ -766,26 +844,43 @@ host_only (DsBlock *block)
   return ds_block_get_kind (block) == DS_MEMORY_KIND_HOST;
 }
 
-/* release(scratchpad): the number of live exports, else releases and 0. */
+/* release(scratchpad, strict): with strict, the number of live exports
+ * if there are any (nothing is released); else releases
+ * (ds_scratchpad_try_release (): what live exports use follows them) and
+ * returns 0. */
 static PyObject *
-scratchpad_release (PyObject *module,
-                    PyObject *scratchpad)
+scratchpad_release (PyObject        *module,
+                    PyObject *const *args,
+                    Py_ssize_t       nargs)
 {
-  Py_hash_t hash = PyObject_Hash (scratchpad);
-  DsScratchpad *self = (DsScratchpad *) (uintptr_t) hash;
-  guint n;
+  DsScratchpad *self;
+  GError *error = NULL;
+  Py_hash_t hash;
 
+  if (nargs != 2)
+    {
+      PyErr_SetString (PyExc_TypeError, "release(scratchpad, strict)");
+      return NULL;
+    }
+  hash = PyObject_Hash (args[0]);
   if (hash == -1)
     return NULL;
+  self = (DsScratchpad *) (uintptr_t) hash;
   if (!DS_IS_SCRATCHPAD (self))
     {
       PyErr_SetString (PyExc_TypeError, "a Ds.Scratchpad is required");
       return NULL;
     }
-  n = ds_scratchpad_get_n_exports (self);
-  if (n == 0)
-    ds_scratchpad_release (self);
-  return PyLong_FromUnsignedLong (n);
+  if (PyObject_IsTrue (args[1]))
+    {
+      guint n = ds_scratchpad_get_n_exports (self);
+
+      if (n != 0)
+        return PyLong_FromUnsignedLong (n);
+    }
+  if (!ds_scratchpad_try_release (self, &error))
+    return raise_gerror (error);
+  return PyLong_FromLong (0);
 }
 
 /* read(block, offset, length) -> bytes */
@@ -871,6 +966,353 @@ block_write_buffer (PyObject        *module,
   Py_RETURN_TRUE;
 }
 
+/* --- typed arrays: block.numpy (), sp.empty () --------------------------------- */
+
+static PyObject *ndarray_type;   /* numpy.ndarray, once the override has NumPy */
+static PyObject *dtype_codes;    /* dtype-like -> numpy.dtype */
+static PyObject *what_numpy;     /* "a NumPy array" */
+static PyObject *what_buffer;    /* "a buffer (memoryview(block), ...)" */
+
+/* The NumPy array of @shape_arg items of @dtype_like at @offset in the
+ * memory of @block: numpy.ndarray over an Export (with the line that made
+ * it); NotImplemented where the override's own path must answer (and
+ * raise what it raises). */
+static PyObject *
+numpy_of (DsBlock    *block,
+          PyObject   *dtype_like,
+          PyObject   *shape_arg,
+          Py_ssize_t  offset)
+{
+  Py_ssize_t itemsize, nbytes, n;
+  gsize size;
+  PyObject *descr, *shape, *array, *offset_obj;
+  DsMemoryKind kind = ds_block_get_kind (block);
+  Export *export;
+
+  if (ndarray_type == NULL || kind == DS_MEMORY_KIND_DEVICE)
+    Py_RETURN_NOTIMPLEMENTED;
+  descr = PyDict_GetItemWithError (dtype_codes, dtype_like);
+  if (descr == NULL)
+    {
+      PyErr_Clear ();     /* unhashable: not a dtype the cache knows */
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+  itemsize = PyLong_AsSsize_t (PyTuple_GET_ITEM (descr, 1));
+  descr = PyTuple_GET_ITEM (descr, 0);
+  size = ds_block_get_size (block);
+  if (offset < 0 || (gsize) offset > size || !ds_block_is_valid (block))
+    Py_RETURN_NOTIMPLEMENTED;
+
+  if (shape_arg == Py_None)
+    {
+      if ((size - offset) % itemsize != 0)
+        Py_RETURN_NOTIMPLEMENTED;
+      shape = Py_BuildValue ("(n)", (Py_ssize_t) ((size - offset) / itemsize));
+      if (shape == NULL)
+        return NULL;
+    }
+  else if (PyLong_CheckExact (shape_arg))
+    {
+      shape = PyTuple_Pack (1, shape_arg);
+      if (shape == NULL)
+        return NULL;
+    }
+  else if (PyTuple_CheckExact (shape_arg) && PyTuple_GET_SIZE (shape_arg) <= 32)
+    shape = Py_NewRef (shape_arg);
+  else
+    Py_RETURN_NOTIMPLEMENTED;
+
+  nbytes = itemsize;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE (shape); i++)
+    {
+      PyObject *item = PyTuple_GET_ITEM (shape, i);
+
+      n = PyLong_CheckExact (item) ? PyLong_AsSsize_t (item) : -1;
+      if (n < 0 || (n != 0 && nbytes > (Py_ssize_t) (size - offset) / n))
+        {
+          PyErr_Clear ();
+          Py_DECREF (shape);
+          Py_RETURN_NOTIMPLEMENTED;
+        }
+      nbytes *= n;
+    }
+  if (nbytes == 0 || (gsize) nbytes > size - offset)
+    {
+      Py_DECREF (shape);
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+
+  if ((export = export_new (block)) == NULL)
+    {
+      Py_DECREF (shape);
+      return NULL;
+    }
+  Py_SETREF (export->what, Py_NewRef (what_numpy));
+  export_note_where (export);
+  offset_obj = PyLong_FromSsize_t (offset);
+  array = offset_obj == NULL ? NULL :
+    PyObject_CallFunctionObjArgs (ndarray_type, shape, descr, (PyObject *) export, offset_obj,
+                                  NULL);
+  Py_XDECREF (offset_obj);
+  Py_DECREF (export);
+  Py_DECREF (shape);
+  return array;
+}
+
+/* numpy(block, dtype, shape, offset) */
+static PyObject *
+block_numpy (PyObject        *module,
+             PyObject *const *args,
+             Py_ssize_t       nargs)
+{
+  DsBlock *block;
+  Py_ssize_t offset;
+
+  if (nargs != 4)
+    {
+      PyErr_SetString (PyExc_TypeError, "numpy(block, dtype, shape, offset)");
+      return NULL;
+    }
+  if ((block = block_pointer (args[0])) == NULL)
+    return NULL;
+  if (!PyLong_CheckExact (args[3]))
+    Py_RETURN_NOTIMPLEMENTED;
+  offset = PyLong_AsSsize_t (args[3]);
+  if (offset == -1 && PyErr_Occurred ())
+    {
+      PyErr_Clear ();
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+  return numpy_of (block, args[1], args[2], offset);
+}
+
+/* empty(scratchpad, shape, dtype, kind, alignment): a NumPy array of new
+ * host or pinned scratch; NotImplemented for the override's own path. */
+static PyObject *
+scratchpad_empty (PyObject        *module,
+                  PyObject *const *args,
+                  Py_ssize_t       nargs)
+{
+  DsScratchpad *self;
+  GError *error = NULL;
+  Py_hash_t hash;
+  long kind;
+  Py_ssize_t itemsize, nbytes, alignment;
+  PyObject *entry, *shape;
+  DsBlock *block;
+  PyObject *array;
+
+  if (nargs != 5)
+    {
+      PyErr_SetString (PyExc_TypeError, "empty(scratchpad, shape, dtype, kind, alignment)");
+      return NULL;
+    }
+  if (ndarray_type == NULL || !PyLong_Check (args[3]) || !PyLong_CheckExact (args[4]))
+    Py_RETURN_NOTIMPLEMENTED;
+  hash = PyObject_Hash (args[0]);
+  if (hash == -1)
+    return NULL;
+  self = (DsScratchpad *) (uintptr_t) hash;
+  kind = PyLong_AsLong (args[3]);
+  alignment = PyLong_AsSsize_t (args[4]);
+  if (!DS_IS_SCRATCHPAD (self) || alignment < 0 ||
+      (kind != DS_MEMORY_KIND_HOST && kind != DS_MEMORY_KIND_PINNED))
+    Py_RETURN_NOTIMPLEMENTED;
+  entry = PyDict_GetItemWithError (dtype_codes, args[2]);
+  if (entry == NULL)
+    {
+      PyErr_Clear ();
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+  itemsize = PyLong_AsSsize_t (PyTuple_GET_ITEM (entry, 1));
+  shape = args[1];
+  nbytes = itemsize;
+  if (PyLong_CheckExact (shape))
+    {
+      Py_ssize_t n = PyLong_AsSsize_t (shape);
+
+      if (n <= 0 || nbytes > PY_SSIZE_T_MAX / n)
+        {
+          PyErr_Clear ();
+          Py_RETURN_NOTIMPLEMENTED;
+        }
+      nbytes *= n;
+    }
+  else if (PyTuple_CheckExact (shape) && PyTuple_GET_SIZE (shape) <= 32)
+    {
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE (shape); i++)
+        {
+          PyObject *item = PyTuple_GET_ITEM (shape, i);
+          Py_ssize_t n = PyLong_CheckExact (item) ? PyLong_AsSsize_t (item) : -1;
+
+          if (n <= 0 || nbytes > PY_SSIZE_T_MAX / n)
+            {
+              PyErr_Clear ();
+              Py_RETURN_NOTIMPLEMENTED;
+            }
+          nbytes *= n;
+        }
+    }
+  else
+    Py_RETURN_NOTIMPLEMENTED;
+  if (alignment == 0)
+    alignment = nbytes >= 64 ? 64 : 16;
+
+  block = ds_scratchpad_alloc_block (self, (DsMemoryKind) kind, (gsize) nbytes,
+                                     (gsize) alignment, &error);
+  if (block == NULL)
+    return raise_gerror (error);
+  array = numpy_of (block, args[2], shape, 0);
+  ds_block_unref (block);
+  return array;
+}
+
+/* numpy_ready(numpy.ndarray): the fast paths may use NumPy. */
+static PyObject *
+numpy_ready (PyObject *module,
+             PyObject *type)
+{
+  Py_XSETREF (ndarray_type, Py_NewRef (type));
+  Py_RETURN_NONE;
+}
+
+/* dtype_code(dtype_like, numpy_dtype, itemsize): remembers what
+ * @dtype_like is. */
+static PyObject *
+dtype_code (PyObject *module,
+            PyObject *args)
+{
+  PyObject *key, *descr;
+  Py_ssize_t itemsize;
+  PyObject *value;
+  int failed;
+
+  if (!PyArg_ParseTuple (args, "OOn:dtype_code", &key, &descr, &itemsize))
+    return NULL;
+  if (PyDict_GET_SIZE (dtype_codes) > 256 || itemsize <= 0)
+    Py_RETURN_NONE;
+  value = Py_BuildValue ("(On)", descr, itemsize);
+  if (value == NULL)
+    return NULL;
+  failed = PyDict_SetItem (dtype_codes, key, value);
+  Py_DECREF (value);
+  if (failed < 0)
+    PyErr_Clear ();     /* unhashable: not remembered */
+  Py_RETURN_NONE;
+}
+
+/* buffer_memory(obj): (address, nbytes) of a writable, C-contiguous
+ * buffer, or None for an object without the buffer protocol. */
+static PyObject *
+buffer_memory (PyObject *module,
+               PyObject *obj)
+{
+  Py_buffer view;
+  PyObject *result;
+
+  if (!PyObject_CheckBuffer (obj))
+    Py_RETURN_NONE;
+  if (PyObject_GetBuffer (obj, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+    return NULL;
+  result = Py_BuildValue ("(Kn)", (unsigned long long) (uintptr_t) view.buf, view.len);
+  PyBuffer_Release (&view);
+  return result;
+}
+
+/* dlpack_memory(capsule): (address, nbytes, device type, device id) of an
+ * unconsumed DLPack capsule's contiguous tensor. */
+static PyObject *
+dlpack_memory (PyObject *module,
+               PyObject *capsule)
+{
+  DLManagedTensor *managed;
+  const DLTensor *t;
+  uint64_t nbytes;
+
+  managed = PyCapsule_GetPointer (capsule, "dltensor");
+  if (managed == NULL)
+    return NULL;
+  t = &managed->dl_tensor;
+  if (t->ndim < 0 || t->dtype.bits % 8 != 0)
+    {
+      PyErr_SetString (PyExc_BufferError, "a DLPack tensor of whole bytes is required");
+      return NULL;
+    }
+  nbytes = (uint64_t) t->dtype.bits / 8 * MAX (t->dtype.lanes, 1);
+  for (int i = 0; i < t->ndim; i++)
+    {
+      if (t->shape[i] < 0)
+        {
+          PyErr_SetString (PyExc_BufferError, "a DLPack tensor with a negative dimension");
+          return NULL;
+        }
+      nbytes *= (uint64_t) t->shape[i];
+    }
+  if (t->strides != NULL)
+    {
+      int64_t expect = 1;
+
+      for (int i = t->ndim; i-- > 0;)
+        {
+          if (t->shape[i] != 1 && t->strides[i] != expect)
+            {
+              PyErr_SetString (PyExc_BufferError, "a C-contiguous DLPack tensor is required");
+              return NULL;
+            }
+          expect *= t->shape[i];
+        }
+    }
+  return Py_BuildValue ("(KKii)", (unsigned long long) ((uintptr_t) t->data + t->byte_offset),
+                        (unsigned long long) nbytes, t->device.device_type, t->device.device_id);
+}
+
+/* --- the buffer protocol of Ds.Block ------------------------------------------- */
+
+/* memoryview (block), bytes (block), numpy.asarray (block): the bytes of a
+ * host, pinned or managed block, writable, held by an Export (with where
+ * it was made) until the buffer is released. */
+static int
+block_getbuffer (PyObject  *self,
+                 Py_buffer *view,
+                 int        flags)
+{
+  static char empty[1];
+  DsBlock *block = block_pointer (self);
+  gpointer ptr;
+  Export *export;
+
+  if (block == NULL)
+    return -1;
+  if (ds_block_get_kind (block) == DS_MEMORY_KIND_DEVICE)
+    {
+      PyErr_SetString (PyExc_BufferError,
+                       "a device block is not addressable by the CPU: copy it out with "
+                       "block.tobytes(), or give it to a GPU array library "
+                       "(__cuda_array_interface__, DLPack)");
+      return -1;
+    }
+  if ((export = export_new (block)) == NULL)
+    return -1;
+  Py_SETREF (export->what, Py_NewRef (what_buffer));
+  export_note_where (export);
+  ptr = ds_block_get_pointer (export->block);
+  if (PyBuffer_FillInfo (view, self, ptr != NULL ? ptr : empty,
+                         (Py_ssize_t) ds_block_get_size (export->block), 0, flags) < 0)
+    {
+      Py_DECREF (export);
+      return -1;
+    }
+  view->internal = export;
+  return 0;
+}
+
+static void
+block_releasebuffer (PyObject  *self,
+                     Py_buffer *view)
+{
+  Py_XDECREF ((PyObject *) view->internal);
+}
+
 /* --- module functions ---------------------------------------------------------- */
 
 static PyObject *
@@ -891,6 +1333,15 @@ setup (PyObject *module,
       PyErr_SetString (PyExc_TypeError, "Ds.Block does not hash as its C pointer (GBoxed)");
       return NULL;
     }
+  if (!(type->tp_flags & Py_TPFLAGS_HEAPTYPE))
+    {
+      PyErr_SetString (PyExc_TypeError, "Ds.Block must be the override's class");
+      return NULL;
+    }
+  ((PyHeapTypeObject *) type)->as_buffer.bf_getbuffer = block_getbuffer;
+  ((PyHeapTypeObject *) type)->as_buffer.bf_releasebuffer = block_releasebuffer;
+  type->tp_as_buffer = &((PyHeapTypeObject *) type)->as_buffer;
+  PyType_Modified (type);
   Py_XSETREF (block_type, (PyTypeObject *) Py_NewRef (type));
   Py_XSETREF (error_factory, Py_NewRef (factory));
   for (PyMethodDef *def = block_methods; def->ml_name != NULL; def++)
@@ -951,9 +1402,11 @@ tensors_of (PyObject *module,
       for (int i = 0; shape != NULL && i < d->ndim; i++)
         PyTuple_SET_ITEM (shape, i, PyLong_FromLongLong (d->shape[i]));
       item = shape == NULL ? NULL :
-        Py_BuildValue ("{s:K,s:N,s:i,s:i,s:(ii)}", "address", (unsigned long long) (uintptr_t) d->data,
+        Py_BuildValue ("{s:K,s:N,s:i,s:i,s:(ii),s:z,s:i,s:z}", "address",
+                       (unsigned long long) (uintptr_t) d->data,
                        "shape", shape, "code", d->dtype.code, "bits", d->dtype.bits,
-                       "device", d->device.device_type, d->device.device_id);
+                       "device", d->device.device_type, d->device.device_id,
+                       "file", t->file, "line", t->line, "what", t->what);
       if (item == NULL || PyList_Append (list, item) < 0)
         {
           Py_XDECREF (item);
@@ -972,14 +1425,30 @@ static PyMethodDef module_methods[] = {
     PyDoc_STR ("setup(block_class, error_factory): installs Block.__dlpack__ and "
                "Block.__dlpack_device__;\nerror_factory(domain, code, message) makes "
                "the GLib.Error of a GError.") },
-  { "release", scratchpad_release, METH_O,
-    PyDoc_STR ("release(scratchpad): its number of live exports; 0 when there were none "
-               "and it was released") },
+  { "release", (PyCFunction) (void (*) (void)) scratchpad_release, METH_FASTCALL,
+    PyDoc_STR ("release(scratchpad, strict): with strict, its number of live exports if "
+               "any (nothing released); else releases (exported memory follows the\n"
+               "exports) and returns 0") },
   { "read", (PyCFunction) (void (*) (void)) block_read_bytes, METH_FASTCALL,
     PyDoc_STR ("read(block, offset, length): bytes (ds_block_read)") },
   { "write", (PyCFunction) (void (*) (void)) block_write_buffer, METH_FASTCALL,
     PyDoc_STR ("write(block, offset, data): True (ds_block_write_data) for data with the "
                "buffer protocol, C-contiguous; NotImplemented for other data") },
+  { "numpy", (PyCFunction) (void (*) (void)) block_numpy, METH_FASTCALL,
+    PyDoc_STR ("numpy(block, dtype, shape, offset): a NumPy array of the block's memory "
+               "(an export), or NotImplemented") },
+  { "empty", (PyCFunction) (void (*) (void)) scratchpad_empty, METH_FASTCALL,
+    PyDoc_STR ("empty(scratchpad, shape, dtype, kind, alignment): a NumPy array of new "
+               "scratch, or NotImplemented") },
+  { "numpy_ready", numpy_ready, METH_O,
+    PyDoc_STR ("numpy_ready(numpy.ndarray): the fast paths may use NumPy") },
+  { "dtype_code", dtype_code, METH_VARARGS,
+    PyDoc_STR ("dtype_code(dtype_like, numpy_dtype, itemsize): remembers a dtype") },
+  { "buffer_memory", buffer_memory, METH_O,
+    PyDoc_STR ("buffer_memory(obj): (address, nbytes) of a writable C-contiguous buffer, "
+               "or None") },
+  { "dlpack_memory", dlpack_memory, METH_O,
+    PyDoc_STR ("dlpack_memory(capsule): (address, nbytes, device type, device id)") },
   { "exports_of", exports_of, METH_O,
     PyDoc_STR ("exports_of(scratchpad): the live Export objects of its blocks") },
   { "tensors_of", tensors_of, METH_O,
@@ -1004,6 +1473,14 @@ PyInit__gi_ds (void)
 
   if (PyType_Ready (&Export_Type) < 0 || PyType_Ready (&View_Type) < 0)
     return NULL;
+  if (dtype_codes == NULL && (dtype_codes = PyDict_New ()) == NULL)
+    return NULL;
+  if (what_numpy == NULL && (what_numpy = PyUnicode_InternFromString ("a NumPy array")) == NULL)
+    return NULL;
+  if (what_buffer == NULL &&
+      (what_buffer = PyUnicode_InternFromString ("a buffer (memoryview(block), bytes(block), "
+                                                 "numpy.asarray(block))")) == NULL)
+    return NULL;
   module = PyModule_Create (&module_def);
   if (module == NULL)
     return NULL;
@@ -1012,7 +1489,9 @@ PyInit__gi_ds (void)
       PyModule_AddIntConstant (module, "kDLCPU", DL_CPU) < 0 ||
       PyModule_AddIntConstant (module, "kDLCUDA", DL_CUDA) < 0 ||
       PyModule_AddIntConstant (module, "kDLCUDAHost", DL_CUDA_HOST) < 0 ||
-      PyModule_AddIntConstant (module, "kDLCUDAManaged", DL_CUDA_MANAGED) < 0)
+      PyModule_AddIntConstant (module, "kDLCUDAManaged", DL_CUDA_MANAGED) < 0 ||
+      PyModule_AddStringConstant (module, "DS_VERSION", DS_VERSION_S) < 0 ||
+      PyModule_AddIntConstant (module, "OVERRIDE_API", GI_DS_OVERRIDE_API) < 0)
     {
       Py_DECREF (module);
       return NULL;
