@@ -90,6 +90,15 @@ def main():
                              capture_output=True, text=True)
         check('a series column that is not there is an error', run.returncode != 0, run.stdout)
 
+        empty = os.path.join(d, 'no-tracer.log')
+        with open(empty, 'w') as f:
+            f.write('0:00:00.1 1 0x1 INFO GST_INIT gst.c:1:init: no tracer here\n')
+        out = os.path.join(d, 'empty.png')
+        run = subprocess.run([sys.executable, plot, empty, '-o', out], capture_output=True, text=True)
+        check('a log without dsmemory records is an error that names the tracer, and no picture',
+              run.returncode != 0 and 'no dsmemory records: is the tracer loaded?' in run.stderr and
+              not os.path.exists(out), run.stdout + run.stderr)
+
     print('1..%d' % len(results))
     for i, (name, ok, why) in enumerate(results, 1):
         print('%s %d - %s' % ('ok' if ok else 'not ok', i, name))

@@ -3,11 +3,11 @@
 #
 # Copyright 2026 The ds authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Usage: check-guide.py GUIDE.md SOURCE.c
+"""Usage: check-guide.py GUIDE.md SOURCE.c...
 
-Every ```c block of GUIDE.md must appear, line for line, in SOURCE.c,
+Every ```c block of GUIDE.md must appear, line for line, in one SOURCE.c,
 unless the line before it is `<!-- not from the template -->`: the guide
-quotes the template element, which is built and tested, so a change to
+quotes the template elements, which are built and tested, so a change to
 one without the other fails here.
 """
 
@@ -31,21 +31,21 @@ def blocks(text):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         print(__doc__)
         return 2
     guide = open(sys.argv[1], encoding='utf-8').read()
-    source = open(sys.argv[2], encoding='utf-8').read()
+    sources = [open(p, encoding='utf-8').read() for p in sys.argv[2:]]
     failures = 0
     checked = 0
     for line, marked, code in blocks(guide):
         if marked:
             continue
         checked += 1
-        if code not in source:
-            print('FAIL: the block at %s:%d is not in %s' % (sys.argv[1], line, sys.argv[2]))
+        if not any(code in source for source in sources):
+            print('FAIL: the block at %s:%d is not in %s' % (sys.argv[1], line, ' or '.join(sys.argv[2:])))
             failures += 1
-    print('%d blocks checked against %s' % (checked, sys.argv[2]))
+    print('%d blocks checked against %s' % (checked, ', '.join(sys.argv[2:])))
     if checked == 0:
         print('FAIL: no block to check')
         return 1

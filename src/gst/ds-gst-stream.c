@@ -20,9 +20,13 @@
 /**
  * DsGstStream:
  *
- * A non-blocking CUDA stream of a #GstCudaContext that libds-gst makes and
- * owns: what an element runs its work on, and what its scratchpads give
- * memory back in.
+ * A CUDA stream of a #GstCudaContext that libds-gst makes and owns: what
+ * an element runs its work on, and what its scratchpads give memory back
+ * in. With GStreamer 1.24 or newer it is a `GstCudaStream` (made by
+ * `gst_cuda_stream_new()`, handed out by `ds_gst_stream_get_cuda_stream()`),
+ * so that one stream serves the element, its buffer pools
+ * (`gst_buffer_pool_config_set_cuda_stream()`) and its scratch; with 1.22
+ * a non-blocking stream of the context.
  *
  * It is reference counted, and every scratchpad made on it
  * ([method@DsGst.Stream.new_scratchpad]) holds a reference, so the stream
@@ -42,6 +46,9 @@ struct _DsGstStream
 {
   gatomicrefcount  ref_count;
   GstCudaContext  *context;
+#if DS_GST_HAVE_CUDA_STREAM
+  GstCudaStream   *cuda_stream;   /* what the handle is; goes to buffer pools */
+#endif
   CUstream         handle;
   DsAccessOrder    order;
 };
@@ -56,6 +63,7 @@ stream_owner_quark (void)
   return g_quark_from_static_string ("ds-gst-stream-owner");
 }
 
+#if !DS_GST_HAVE_CUDA_STREAM
 static void
 set_cuda_error (GError     **error,
                 CUresult     result,
@@ -67,13 +75,35 @@ set_cuda_error (GError     **error,
     name = "unknown error";
   g_set_error (error, DS_ERROR, DS_ERROR_CUDA, "%s failed: %s (%d)", call, name, (int) result);
 }
+#endif
+
+/* Destroys the stream of @self (the GstCudaStream's reference with 1.24+). */
+static void
+destroy_handle (DsGstStream *self)
+{
+#if DS_GST_HAVE_CUDA_STREAM
+  gst_clear_cuda_stream (&self->cuda_stream);
+#else
+  if (gst_cuda_context_push (self->context))
+    {
+      CuStreamDestroy (self->handle);
+      gst_cuda_context_pop (NULL);
+    }
+  else
+    {
+      GST_WARNING ("could not push %" GST_PTR_FORMAT " to destroy stream %p", self->context,
+                   self->handle);
+    }
+#endif
+}
 
 /**
  * ds_gst_stream_new:
  * @context: a #GstCudaContext
  * @error: return location for a #GError
  *
- * Creates a non-blocking CUDA stream in @context.
+ * Creates a CUDA stream in @context: a `GstCudaStream` with GStreamer 1.24
+ * or newer, a non-blocking stream with 1.22.
  *
  * Returns: (transfer full) (nullable): a new #DsGstStream, or `NULL` with
  *   @error set (%DS_ERROR_CUDA when @context cannot be made current or the
@@ -85,12 +115,26 @@ ds_gst_stream_new (GstCudaContext  *context,
 {
   DsGstStream *self;
   CUstream handle = NULL;
+#if DS_GST_HAVE_CUDA_STREAM
+  GstCudaStream *cuda_stream;
+#else
   CUresult result;
+#endif
 
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   ds_gst_debug_init ();
+#if DS_GST_HAVE_CUDA_STREAM
+  if ((cuda_stream = gst_cuda_stream_new (context)) == NULL)
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_CUDA,
+                   "Could not create a CUDA stream in %s (gst_cuda_stream_new failed)",
+                   GST_OBJECT_NAME (context));
+      return NULL;
+    }
+  handle = gst_cuda_stream_get_handle (cuda_stream);
+#else
   if (!gst_cuda_context_push (context))
     {
       g_set_error (error, DS_ERROR, DS_ERROR_CUDA,
@@ -105,19 +149,19 @@ ds_gst_stream_new (GstCudaContext  *context,
       set_cuda_error (error, result, "cuStreamCreate");
       return NULL;
     }
+#endif
 
   self = g_new0 (DsGstStream, 1);
   g_atomic_ref_count_init (&self->ref_count);
   self->context = gst_object_ref (context);
   self->handle = handle;
+#if DS_GST_HAVE_CUDA_STREAM
+  self->cuda_stream = cuda_stream;
+#endif
   if (!ds_gst_cuda_context_init_order (context, handle, &self->order, error))
     {
       /* Not held yet: nothing to give back. */
-      if (gst_cuda_context_push (context))
-        {
-          CuStreamDestroy (handle);
-          gst_cuda_context_pop (NULL);
-        }
+      destroy_handle (self);
       gst_object_unref (context);
       g_free (self);
       return NULL;
@@ -171,16 +215,7 @@ ds_gst_stream_unref (DsGstStream *self)
    * element's stop, or the last buffer that carried its scratch). */
   if (!ds_access_order_synchronize (&self->order, &error))
     GST_WARNING ("stream %p: %s", self->handle, error->message);
-  if (gst_cuda_context_push (context))
-    {
-      CuStreamDestroy (self->handle);
-      gst_cuda_context_pop (NULL);
-    }
-  else
-    {
-      GST_WARNING ("could not push %" GST_PTR_FORMAT " to destroy stream %p", context,
-                   self->handle);
-    }
+  destroy_handle (self);
   g_free (self);
 
   ds_gst_cuda_context_release (context);
@@ -218,6 +253,28 @@ ds_gst_stream_get_handle (DsGstStream *self)
 
   return self->handle;
 }
+
+#if DS_GST_HAVE_CUDA_STREAM
+/**
+ * ds_gst_stream_get_cuda_stream:
+ * @self: a #DsGstStream
+ *
+ * The `GstCudaStream` that @self is: what an element sets on the buffer
+ * pools it proposes and decides (`gst_buffer_pool_config_set_cuda_stream()`),
+ * so that its output memory carries the stream its work runs on.
+ *
+ * Only with GStreamer 1.24 or newer (%DS_GST_HAVE_CUDA_STREAM).
+ *
+ * Returns: (transfer none): the `GstCudaStream` of @self
+ */
+GstCudaStream *
+ds_gst_stream_get_cuda_stream (DsGstStream *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  return self->cuda_stream;
+}
+#endif
 
 /**
  * ds_gst_stream_get_order:
@@ -310,41 +367,89 @@ cuda_stream_ref (gpointer stream)
 }
 #endif
 
+/* The first memory of @buffer when it is CUDA memory, else NULL. */
+static GstCudaMemory *
+cuda_memory_of (GstBuffer *buffer)
+{
+  GstMemory *mem;
+
+  if (buffer == NULL || gst_buffer_n_memory (buffer) == 0)
+    return NULL;
+  mem = gst_buffer_peek_memory (buffer, 0);
+  return gst_is_cuda_memory (mem) ? GST_CUDA_MEMORY_CAST (mem) : NULL;
+}
+
+#if DS_GST_HAVE_CUDA_STREAM
+/* The stream of @cmem when it has one of @self's context, else NULL. */
+static GstCudaStream *
+stream_of (DsGstStream   *self,
+           GstCudaMemory *cmem)
+{
+  if (cmem == NULL || cmem->context != self->context)
+    return NULL;
+  return gst_cuda_memory_get_stream (cmem);
+}
+
+/* Makes the stream @waiter wait, on the GPU, for the work queued so far on
+ * @order (an event; the host does not block). */
+static gboolean
+stream_waits (DsGstStream          *self,
+              GstCudaStream        *waiter,
+              const DsAccessOrder  *order,
+              GError              **error)
+{
+  DsAccessOrder waiter_order;
+
+  return ds_gst_cuda_context_init_order (self->context, gst_cuda_stream_get_handle (waiter),
+                                         &waiter_order, error) &&
+         ds_access_order_wait (&waiter_order, order, error);
+}
+#endif
+
 /**
- * ds_gst_stream_follow_buffer:
+ * ds_gst_stream_follow_buffers:
  * @self: the element's own #DsGstStream
  * @scratchpad: a scratchpad that holds no allocation (new, or released)
- * @buffer: the buffer whose work comes next
+ * @inbuf: the input buffer of the work that comes next
+ * @outbuf: (nullable): its output buffer, or `NULL` (an analyzer, or work
+ *   in place)
  * @error: return location for a #GError
  *
- * Points @scratchpad at the stream that @buffer's work runs on, as
- * GStreamer's own CUDA elements choose it: with GStreamer 1.24 or newer,
- * the stream of @buffer's CUDA memory (`gst_cuda_memory_get_stream()`)
- * when the memory is of @self's context and has one, so that the work
- * follows the producer's in stream order with no wait; @self otherwise.
- * When @buffer's CUDA memory has a stream that is not taken (another
- * context's), it is synchronized (`gst_cuda_memory_sync()`) first. With
- * GStreamer 1.22, whose memory has no stream, it is always @self.
+ * Points @scratchpad at the stream that the work on @inbuf and @outbuf
+ * runs on, as GStreamer's own CUDA filters choose it. With GStreamer 1.24
+ * or newer that is the stream of @outbuf's CUDA memory, else the stream of
+ * @inbuf's, else @self (memory of @self's context only): with a buffer
+ * pool configured with `ds_gst_stream_get_cuda_stream()`, output
+ * memory carries @self. When @inbuf's stream is not the one picked, the
+ * picked stream waits on the GPU for the work queued on @inbuf's (an
+ * event): the host does not block. CUDA memory of another context is
+ * synchronized (`gst_cuda_memory_sync()`) first. With GStreamer 1.22,
+ * whose memory has no stream, it is always @self.
  *
  * The scratchpad then allocates in that stream's order, gives its memory
  * back in it, and holds the stream until it follows another. Read the
  * stream with `ds_access_order_get_stream (ds_scratchpad_get_device_order
- * (scratchpad))`. Nothing changes, and nothing is called, when the stream
- * is the one of the last buffer, which is the common case.
+ * (scratchpad))`, queue the work on it, then call
+ * [method@DsGst.Stream.finish_buffers]. Nothing is called when the stream
+ * is the one of the last buffer and no wait is needed, the common case.
  *
  * Returns: `TRUE` on success, `FALSE` with @error set:
  *   %DS_ERROR_INVALID_ARGUMENT when @scratchpad holds allocations (release
  *   it first), or an error of [func@DsGst.cuda_context_new_order]
  */
 gboolean
-ds_gst_stream_follow_buffer (DsGstStream   *self,
-                             DsScratchpad  *scratchpad,
-                             GstBuffer     *buffer,
-                             GError       **error)
+ds_gst_stream_follow_buffers (DsGstStream   *self,
+                              DsScratchpad  *scratchpad,
+                              GstBuffer     *inbuf,
+                              GstBuffer     *outbuf,
+                              GError       **error)
 {
+  GstCudaMemory *in = cuda_memory_of (inbuf);
+
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (DS_IS_SCRATCHPAD (scratchpad), FALSE);
-  g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (inbuf), FALSE);
+  g_return_val_if_fail (outbuf == NULL || GST_IS_BUFFER (outbuf), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (holds_allocations (scratchpad))
@@ -356,32 +461,164 @@ ds_gst_stream_follow_buffer (DsGstStream   *self,
     }
 
 #if DS_GST_HAVE_CUDA_STREAM
-  if (gst_buffer_n_memory (buffer) > 0 && gst_is_cuda_memory (gst_buffer_peek_memory (buffer, 0)))
-    {
-      GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (buffer, 0));
-      GstCudaStream *stream = gst_cuda_memory_get_stream (cmem);
+  {
+    GstCudaStream *in_stream = stream_of (self, in);
+    GstCudaStream *pick = stream_of (self, cuda_memory_of (outbuf));
 
-      if (stream != NULL && cmem->context == self->context)
-        {
-          DsAccessOrder order;
+    if (in != NULL && in_stream == NULL && gst_cuda_memory_get_stream (in) != NULL)
+      gst_cuda_memory_sync (in);   /* another context's: no event crosses contexts */
+    if (pick == NULL)
+      pick = in_stream;
 
-          if (g_object_get_qdata (G_OBJECT (scratchpad), stream_owner_quark ()) == stream)
-            return TRUE;
-          if (!ds_gst_cuda_context_init_order (self->context, gst_cuda_stream_get_handle (stream),
-                                               &order, error))
-            return FALSE;
-          GST_LOG ("scratchpad %p follows the stream %p of %" GST_PTR_FORMAT, scratchpad,
-                   gst_cuda_stream_get_handle (stream), buffer);
-          point_at (scratchpad, self->context, &order, stream, cuda_stream_ref,
-                    (GDestroyNotify) gst_cuda_stream_unref);
-          return TRUE;
-        }
-      if (stream != NULL)
-        gst_cuda_memory_sync (cmem);
-    }
-#endif
+    if (pick == NULL || pick == self->cuda_stream)
+      {
+        point_at (scratchpad, self->context, &self->order, self, stream_ref,
+                  (GDestroyNotify) ds_gst_stream_unref);
+      }
+    else if (g_object_get_qdata (G_OBJECT (scratchpad), stream_owner_quark ()) != pick)
+      {
+        DsAccessOrder order;
 
+        if (!ds_gst_cuda_context_init_order (self->context, gst_cuda_stream_get_handle (pick),
+                                             &order, error))
+          return FALSE;
+        GST_LOG ("scratchpad %p follows the stream %p of %" GST_PTR_FORMAT, scratchpad,
+                 gst_cuda_stream_get_handle (pick), outbuf != NULL ? outbuf : inbuf);
+        point_at (scratchpad, self->context, &order, pick, cuda_stream_ref,
+                  (GDestroyNotify) gst_cuda_stream_unref);
+      }
+
+    if (in_stream != NULL && in_stream != (pick != NULL ? pick : self->cuda_stream))
+      {
+        DsAccessOrder in_order;
+
+        if (!ds_gst_cuda_context_init_order (self->context, gst_cuda_stream_get_handle (in_stream),
+                                             &in_order, error) ||
+            !ds_access_order_wait (ds_scratchpad_get_device_order (scratchpad), &in_order, error))
+          return FALSE;
+      }
+  }
+#else
+  (void) in;
   point_at (scratchpad, self->context, &self->order, self, stream_ref,
             (GDestroyNotify) ds_gst_stream_unref);
+#endif
+  return TRUE;
+}
+
+/**
+ * ds_gst_stream_follow_buffer:
+ * @self: the element's own #DsGstStream
+ * @scratchpad: a scratchpad that holds no allocation (new, or released)
+ * @buffer: the buffer whose work comes next
+ * @error: return location for a #GError
+ *
+ * [method@DsGst.Stream.follow_buffers] for work with no output buffer
+ * (an analyzer, or work in place): the stream of @buffer's CUDA memory
+ * with GStreamer 1.24 or newer, @self otherwise.
+ *
+ * Returns: `TRUE` on success, `FALSE` with @error set as
+ *   [method@DsGst.Stream.follow_buffers] sets it
+ */
+gboolean
+ds_gst_stream_follow_buffer (DsGstStream   *self,
+                             DsScratchpad  *scratchpad,
+                             GstBuffer     *buffer,
+                             GError       **error)
+{
+  return ds_gst_stream_follow_buffers (self, scratchpad, buffer, NULL, error);
+}
+
+/* Whether the work on @order is over, or waited for, as far as @cmem's
+ * users are concerned, without the host: on GStreamer 1.24+ memory of
+ * @self's context with a stream, which then waits on the GPU for @order
+ * and says it has work pending (GST_CUDA_MEMORY_TRANSFER_NEED_SYNC), as
+ * gstcuda's own elements mark their output. */
+static gboolean
+mark_memory (DsGstStream          *self,
+             GstBuffer            *buffer,
+             const DsAccessOrder  *order,
+             gboolean             *host_waits,
+             GError              **error)
+{
+  GstCudaMemory *cmem = cuda_memory_of (buffer);
+#if DS_GST_HAVE_CUDA_STREAM
+  GstCudaStream *stream = stream_of (self, cmem);
+
+  if (stream != NULL)
+    {
+      if (gst_cuda_stream_get_handle (stream) != ds_access_order_get_stream (order) &&
+          !stream_waits (self, stream, order, error))
+        return FALSE;
+      for (guint i = 0; i < gst_buffer_n_memory (buffer); i++)
+        GST_MINI_OBJECT_FLAG_SET (gst_buffer_peek_memory (buffer, i), GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+      return TRUE;
+    }
+#endif
+  /* CUDA memory without a stream (GStreamer 1.22), or of another context:
+   * whoever uses it next does not wait for @order. */
+  if (cmem != NULL)
+    *host_waits = TRUE;
+  return TRUE;
+}
+
+/**
+ * ds_gst_stream_finish_buffers:
+ * @self: the element's own #DsGstStream
+ * @scratchpad: the scratchpad that [method@DsGst.Stream.follow_buffers]
+ *   pointed at the work's stream, before it is released
+ * @inbuf: the input buffer of the work just queued
+ * @outbuf: (nullable): its output buffer, or `NULL` (an analyzer, or work
+ *   in place)
+ * @error: return location for a #GError
+ *
+ * Hands the buffers of the work just queued on @scratchpad's stream to
+ * whoever uses them next, so that nobody reads the output before the work
+ * wrote it, and nobody writes the input (its pool's next user) before the
+ * work read it:
+ *
+ * - with GStreamer 1.24 or newer, CUDA memory of @self's context whose
+ *   stream is another waits for the work on the GPU (an event), and the
+ *   memory of both buffers is marked `GST_CUDA_MEMORY_TRANSFER_NEED_SYNC`,
+ *   so that gstcuda elements downstream synchronize as they do for each
+ *   other's output; the host does not wait;
+ * - the host waits for the work (`cuStreamSynchronize()`) when either
+ *   buffer is CUDA memory without a stream (always with GStreamer 1.22) or
+ *   of another context, and when @outbuf is system memory, which the host
+ *   reads next.
+ *
+ * System memory that the work only read (copies to the device from
+ * pageable memory) needs nothing.
+ *
+ * Returns: `TRUE` on success, `FALSE` with @error set (%DS_ERROR_CUDA)
+ */
+gboolean
+ds_gst_stream_finish_buffers (DsGstStream   *self,
+                              DsScratchpad  *scratchpad,
+                              GstBuffer     *inbuf,
+                              GstBuffer     *outbuf,
+                              GError       **error)
+{
+  const DsAccessOrder *order;
+  gboolean host_waits = FALSE;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (scratchpad), FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (inbuf), FALSE);
+  g_return_val_if_fail (outbuf == NULL || GST_IS_BUFFER (outbuf), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  order = ds_scratchpad_get_device_order (scratchpad);
+  if (!mark_memory (self, inbuf, order, &host_waits, error))
+    return FALSE;
+  if (outbuf != NULL)
+    {
+      if (!mark_memory (self, outbuf, order, &host_waits, error))
+        return FALSE;
+      if (cuda_memory_of (outbuf) == NULL)
+        host_waits = TRUE;
+    }
+  if (host_waits)
+    return ds_access_order_synchronize (order, error);
   return TRUE;
 }

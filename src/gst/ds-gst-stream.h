@@ -13,6 +13,9 @@
 #include <ds.h>
 #include <gst/gst.h>
 #include <gst/cuda/gstcudacontext.h>
+#if DS_GST_HAVE_CUDA_STREAM
+# include <gst/cuda/gstcudastream.h>
+#endif
 
 #include "ds-gst-version-macros.h"
 
@@ -44,6 +47,22 @@ gboolean             ds_gst_stream_follow_buffer  (DsGstStream     *self,
                                                    DsScratchpad    *scratchpad,
                                                    GstBuffer       *buffer,
                                                    GError         **error);
+DS_GST_AVAILABLE_IN_ALL
+gboolean             ds_gst_stream_follow_buffers (DsGstStream     *self,
+                                                   DsScratchpad    *scratchpad,
+                                                   GstBuffer       *inbuf,
+                                                   GstBuffer       *outbuf,
+                                                   GError         **error);
+DS_GST_AVAILABLE_IN_ALL
+gboolean             ds_gst_stream_finish_buffers (DsGstStream     *self,
+                                                   DsScratchpad    *scratchpad,
+                                                   GstBuffer       *inbuf,
+                                                   GstBuffer       *outbuf,
+                                                   GError         **error);
+#if DS_GST_HAVE_CUDA_STREAM
+DS_GST_AVAILABLE_IN_ALL
+GstCudaStream       *ds_gst_stream_get_cuda_stream (DsGstStream    *self);
+#endif
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DsGstStream, ds_gst_stream_unref)
 

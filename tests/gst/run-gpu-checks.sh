@@ -26,7 +26,7 @@
 #   leaks       test-gst-exit under compute-sanitizer --leak-check full:
 #               no leak after ds_memory_resource_trim_defaults (), and the
 #               report without it (--no-trim) for comparison
-#   inspect     gst-inspect-1.0 of dslumastats and dstemplate
+#   inspect     gst-inspect-1.0 of dslumastats, dstemplate and dsfilter
 # then, over all bundles, the cases most worth it first:
 #   memcheck    compute-sanitizer memcheck and racecheck over the GPU
 #   racecheck   cases of the gst tests, one process per case (the
@@ -36,6 +36,8 @@
 # else /tmp/ds-gst-gpu); at the end LOGDIR is packed into $OUT/gst-gpu-logs.tar.xz
 # (when OUT is set) and the summary is also written to $OUT/gst-gpu-summary.txt.
 #
+# DS_GPU_TESTS names the bundled tests the tests step runs, and the
+# programs the sanitizer steps take cases of (default: all).
 # DS_GPU_BUDGET (seconds, default 540) bounds the run: the sanitizer runs
 # stop (and say how many were left out) once it is spent, so that both
 # bundles fit one 10-minute device call. DS_GPU_STEPS picks steps (default:
@@ -108,8 +110,12 @@ run_case () {
 SANITIZE_ORDER=(
   test-gst-scratch-meta:'/DsGst/ScratchMeta/gpu/reader-registered'
   test-gst-scratch-meta:'/DsGst/ScratchMeta/gpu/reader-not-registered'
+  test-gst-template:'/DsGst/Template/gpu/chain-NV12'
+  test-gst-template:'/DsGst/Template/gpu/filter-cuda-NV12'
+  test-gst-template:'/DsGst/Template/gpu/filter-system-NV12'
+  test-gst-template:'/DsGst/Template/gpu/analyzer-cuda-NV12'
+  test-gst-template:'/DsGst/Template/gpu/analyzer-system-GRAY8'
   test-gst-element:'/DsGst/Element/gpu/harness'
-  test-gst-template:'/DsGst/Template/gpu/I420'
   test-gst-scratch-meta:'/DsGst/ScratchMeta/gpu/*'
   test-gst-stream:'/DsGst/Stream/gpu/*'
   test-gst-element:'/DsGst/Element/gpu/pipeline-I420'
@@ -139,7 +145,8 @@ sanitize_case () {
 
 step_tests () {
   local out=$L/tests.log prog path rc
-  "$B/run.sh" >"$out" 2>&1
+  # shellcheck disable=SC2086
+  "$B/run.sh" ${DS_GPU_TESTS:-} >"$out" 2>&1
   rc=$?
   say "$label tests: $(tail -1 "$out")"
   # GLib 2.74 numbers TAP lines; 2.84 does not number a failed case.
@@ -216,9 +223,9 @@ step_inspect () {
     fail "$label inspect: the bundle has no gst-inspect-1.0"
     return
   fi
-  for element in dslumastats dstemplate; do
+  for element in dslumastats dstemplate dsfilter; do
     out=$L/gst-inspect-$element.log
-    env GST_PLUGIN_PATH="$B/data/build/examples/gst:$B/data/build/examples/gst/template" \
+    env GST_PLUGIN_PATH="$B/data/build/examples/gst:$B/data/build/examples/gst/templates" \
         GST_PLUGIN_SYSTEM_PATH="$B/plugins" GST_REGISTRY="$WORK/registry-$label.bin" \
         GST_REGISTRY_FORK=no \
       "${RUN[@]}" "$B/bin/gst-inspect-1.0" "$element" >"$out" 2>&1
@@ -304,6 +311,11 @@ if ((${#tools[@]})); then
     cut=0
     for entry in "${SANITIZE_ORDER[@]}"; do
       prog=${entry%%:*} pattern=${entry#*:}
+      # With DS_GPU_TESTS, only the programs of those tests.
+      if [[ -n ${DS_GPU_TESTS:-} && " $DS_GPU_TESTS " != *" $prog "* &&
+            " $DS_GPU_TESTS " != *" $prog-gpu "* ]]; then
+        continue
+      fi
       for label in "${labels[@]}"; do
         enter_bundle "$label"
         [[ -x $B/bin/$prog ]] || continue

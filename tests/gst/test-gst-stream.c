@@ -54,6 +54,12 @@ test_preconditions (void)
   g_assert_false (ds_gst_stream_follow_buffer (NULL, sp, buf, NULL));
   g_test_assert_expected_messages ();
   g_test_expect_message ("DsGst", G_LOG_LEVEL_CRITICAL, "*self != NULL*");
+  g_assert_false (ds_gst_stream_follow_buffers (NULL, sp, buf, NULL, NULL));
+  g_test_assert_expected_messages ();
+  g_test_expect_message ("DsGst", G_LOG_LEVEL_CRITICAL, "*self != NULL*");
+  g_assert_false (ds_gst_stream_finish_buffers (NULL, sp, buf, NULL, NULL));
+  g_test_assert_expected_messages ();
+  g_test_expect_message ("DsGst", G_LOG_LEVEL_CRITICAL, "*self != NULL*");
   ds_gst_stream_unref (NULL);
   g_test_assert_expected_messages ();
 
@@ -305,6 +311,90 @@ test_gpu_follow_buffer_stream (void)
 }
 #endif
 
+static void CUDART_CB
+set_flag_later (void *data)
+{
+  g_usleep (20000);
+  g_atomic_int_set ((gint *) data, 1);
+}
+
+static void
+test_gpu_follow_finish (void)
+{
+  g_autoptr(GError) error = NULL;
+  GstCudaContext *ctx;
+  DsGstStream *own;
+  DsScratchpad *sp;
+  GstBuffer *sys;
+  gint flag = 0;
+
+  g_test_summary ("A filter's step: the output's stream is picked and waits for the input's on "
+                  "the GPU; finishing makes the input's stream wait for the work and marks the "
+                  "output (1.24+), and the host waits only for system memory out");
+  DS_GST_TEST_REQUIRE_CUDA ();
+
+  ctx = gst_cuda_context_new (0);
+  own = ds_gst_stream_new (ctx, &error);
+  g_assert_no_error (error);
+  sp = ds_gst_stream_new_scratchpad (own);
+  sys = gst_buffer_new_allocate (NULL, 64, NULL);
+  g_assert_true (gst_cuda_context_push (ctx));
+#if DS_GST_HAVE_CUDA_STREAM
+  {
+    GstCudaStream *upstream = gst_cuda_stream_new (ctx);
+    GstBuffer *in = cuda_buffer (ctx, upstream);
+    GstBuffer *out = cuda_buffer (ctx, ds_gst_stream_get_cuda_stream (own));
+    DsGstTestGate *gate;
+    cudaEvent_t event;
+
+    g_assert_true (gst_cuda_stream_get_handle (ds_gst_stream_get_cuda_stream (own)) ==
+                   ds_gst_stream_get_handle (own));
+    g_assert_cmpint (cudaEventCreateWithFlags (&event, cudaEventDisableTiming), ==, cudaSuccess);
+
+    /* The input's producer is held back: the picked stream waits for it. */
+    gate = ds_gst_test_gate_new (gst_cuda_stream_get_handle (upstream));
+    g_assert_true (ds_gst_stream_follow_buffers (own, sp, in, out, &error));
+    g_assert_no_error (error);
+    g_assert_true (stream_of (sp) == ds_gst_stream_get_handle (own));
+    g_assert_cmpint (cudaEventRecord (event, stream_of (sp)), ==, cudaSuccess);
+    g_assert_cmpint (cudaEventQuery (event), ==, cudaErrorNotReady);
+    ds_gst_test_gate_free (gate);
+    g_assert_cmpint (cudaEventSynchronize (event), ==, cudaSuccess);
+
+    /* The work is held back: the input's stream (its pool's next writer)
+     * waits for it, the output is marked, and the host does not wait (it
+     * would until the gate timed out, which the gate reports). */
+    gate = ds_gst_test_gate_new (stream_of (sp));
+    g_assert_true (ds_gst_stream_finish_buffers (own, sp, in, out, &error));
+    g_assert_no_error (error);
+    g_assert_true (GST_MEMORY_FLAG_IS_SET (gst_buffer_peek_memory (out, 0),
+                                           GST_CUDA_MEMORY_TRANSFER_NEED_SYNC));
+    g_assert_cmpint (cudaEventRecord (event, gst_cuda_stream_get_handle (upstream)), ==, cudaSuccess);
+    g_assert_cmpint (cudaEventQuery (event), ==, cudaErrorNotReady);
+    ds_gst_test_gate_free (gate);
+    g_assert_cmpint (cudaEventSynchronize (event), ==, cudaSuccess);
+
+    g_assert_cmpint (cudaEventDestroy (event), ==, cudaSuccess);
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+    gst_cuda_stream_unref (upstream);
+  }
+#endif
+  /* System memory out: the host waits for the work. */
+  g_assert_true (ds_gst_stream_follow_buffers (own, sp, sys, sys, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (cudaLaunchHostFunc (stream_of (sp), set_flag_later, &flag), ==, cudaSuccess);
+  g_assert_true (ds_gst_stream_finish_buffers (own, sp, sys, sys, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_atomic_int_get (&flag), ==, 1);
+  g_assert_true (gst_cuda_context_pop (NULL));
+
+  g_object_unref (sp);
+  gst_buffer_unref (sys);
+  ds_gst_stream_unref (own);
+  gst_object_unref (ctx);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -317,6 +407,7 @@ main (int    argc,
   ds_gst_test_add_func ("/DsGst/Stream/type", test_type);
   ds_gst_test_add_func ("/DsGst/Stream/gpu/lifetime-and-trim", test_gpu_lifetime_and_trim);
   ds_gst_test_add_func ("/DsGst/Stream/gpu/follow-own", test_gpu_follow_own);
+  ds_gst_test_add_func ("/DsGst/Stream/gpu/follow-finish", test_gpu_follow_finish);
 #if DS_GST_HAVE_CUDA_STREAM
   ds_gst_test_add_func ("/DsGst/Stream/gpu/follow-buffer-stream", test_gpu_follow_buffer_stream);
 #endif

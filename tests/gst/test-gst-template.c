@@ -1,127 +1,258 @@
-/* test-gst-template.c: the template element of "ds in your CUDA element"
+/* test-gst-template.c: the two template elements of "ds in your CUDA element"
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * CPU: dstemplate registers and fails cleanly without a device. /gpu/
- * (needs cudaupload, from gst-plugins-bad's nvcodec): 300 frames of each
- * format uploaded to CUDA memory, the sum of each frame's luma posted by
- * the element equal to the CPU's, in order.
+ * CPU: dstemplate (the analyzer) and dsfilter (the filter) register and
+ * fail cleanly without a device. /gpu/ (the CUDA memory cases need
+ * cudaupload and cudadownload, from gst-plugins-bad's nvcodec): 300 frames
+ * of GRAY8, NV12 and I420 at odd sizes, from system memory and through
+ * cudaupload, each output frame equal to the CPU's blur of its input and
+ * each posted sum equal to the CPU's, in order; the chain
+ * cudaupload ! dsfilter ! dsfilter ! dstemplate ! cudadownload likewise,
+ * with the host's waits for the GPU counted by caller (ds-host-wait-spy.c):
+ * none in ds's elements with GStreamer 1.24+; and the same count for
+ * GStreamer's own cudaconvertscale ! cudaconvertscale.
  */
 
 #include "ds-gst-test.h"
+#include "ds-host-wait-spy.h"
+
+#if HAVE_CUDA
+# include <gst/cuda/cuda-gst.h>
+# include <gst/cuda/gstcudaloader.h>
+#endif
 
 #define N_FRAMES 300
+
+/* Which host waits the spy sees (spy_sight ()). */
+typedef struct
+{
+  gboolean runtime, libds, gstcuda;
+} SpySight;
+
+static const SpySight *spy_sight (void);
+
+typedef struct
+{
+  const char *format;
+  gint        width;
+  gint        height;
+  gboolean    cuda;       /* through cudaupload and cudadownload */
+  guint       n_filters;  /* dsfilter elements */
+  gboolean    analyzer;   /* a dstemplate after them */
+} Case;
+
+typedef struct
+{
+  GMutex        lock;
+  guint         n_filters;
+  GPtrArray    *want;      /* expected output frames' SHA-1, by frame */
+  GArray       *sums;      /* guint64: their luma sums */
+  guint         n_out;
+  guint         n_wrong;
+  gint          first_wrong;
+  unsigned long waits[2][DS_HOST_WAIT_N_CALLERS];  /* at the first and last frame out */
+} Run;
 
 static void
 test_registered (void)
 {
-  GstElementFactory *factory = gst_element_factory_find ("dstemplate");
   g_autoptr(GstCaps) cuda = gst_caps_from_string ("video/x-raw(memory:CUDAMemory),format=NV12,"
-                                                  "width=64,height=48,framerate=30/1");
+                                                  "width=65,height=49,framerate=30/1");
+  g_autoptr(GstCaps) sys = gst_caps_from_string ("video/x-raw,format=GRAY8,width=65,height=49,framerate=30/1");
+  const char *names[] = { "dstemplate", "dsfilter" };
 
-  g_test_summary ("dstemplate registers and takes CUDA memory");
+  g_test_summary ("dstemplate and dsfilter register and take CUDA and system memory");
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      GstElementFactory *factory = gst_element_factory_find (names[i]);
 
-  g_assert_nonnull (factory);
-  g_assert_true (gst_element_factory_can_sink_all_caps (factory, cuda));
-  gst_object_unref (factory);
+      g_assert_nonnull (factory);
+      g_assert_true (gst_element_factory_can_sink_all_caps (factory, cuda));
+      g_assert_true (gst_element_factory_can_sink_all_caps (factory, sys));
+      gst_object_unref (factory);
+    }
 }
 
 static void
 test_no_device (void)
 {
-  g_autoptr(GError) error = NULL;
-  GstElement *element = gst_element_factory_make ("dstemplate", NULL);
-  GstBus *bus = gst_bus_new ();
-  GstMessage *msg;
-  GError *err = NULL;
+  const char *names[] = { "dstemplate", "dsfilter" };
 
-  g_test_summary ("Without a CUDA device the element fails to start with RESOURCE NOT_FOUND");
+  g_test_summary ("Without a CUDA device each element fails to start with RESOURCE NOT_FOUND");
   DS_GST_TEST_REQUIRE_NO_CUDA ();
 
-  gst_element_set_bus (element, bus);
-  g_assert_cmpint (gst_element_set_state (element, GST_STATE_PAUSED), ==, GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  g_assert_nonnull (msg);
-  gst_message_parse_error (msg, &err, NULL);
-  g_assert_error (err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND);
-  g_clear_error (&err);
-  gst_message_unref (msg);
-  gst_element_set_state (element, GST_STATE_NULL);
-  gst_element_set_bus (element, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (element);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      GstElement *element = gst_element_factory_make (names[i], NULL);
+      GstBus *bus = gst_bus_new ();
+      GstMessage *msg;
+      GError *err = NULL;
+
+      gst_element_set_bus (element, bus);
+      g_assert_cmpint (gst_element_set_state (element, GST_STATE_PAUSED), ==, GST_STATE_CHANGE_FAILURE);
+      msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+      g_assert_nonnull (msg);
+      gst_message_parse_error (msg, &err, NULL);
+      g_assert_error (err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND);
+      g_clear_error (&err);
+      gst_message_unref (msg);
+      gst_element_set_state (element, GST_STATE_NULL);
+      gst_element_set_bus (element, NULL);
+      gst_object_unref (bus);
+      gst_object_unref (element);
+    }
 }
 
-typedef struct
+/* The filter's blur on the CPU: [1 2 1] x [1 2 1] / 16, rounded, edges
+ * repeated (ds-filter-kernel.cu). */
+static void
+blur (const guint8 *src,
+      guint8       *dst,
+      gint          w,
+      gint          h)
 {
-  GMutex        lock;
-  GstVideoInfo  info;
-  GArray       *sums;   /* guint64, of the frames before the upload */
-} Sums;
+  g_autofree guint16 *tmp = g_new (guint16, (gsize) w * h);
+
+  for (gint y = 0; y < h; y++)
+    for (gint x = 0; x < w; x++)
+      {
+        const guint8 *row = src + (gsize) y * w;
+
+        tmp[(gsize) y * w + x] = row[MAX (x - 1, 0)] + 2 * row[x] + row[MIN (x + 1, w - 1)];
+      }
+  for (gint y = 0; y < h; y++)
+    for (gint x = 0; x < w; x++)
+      dst[(gsize) y * w + x] = (tmp[(gsize) MAX (y - 1, 0) * w + x] + 2 * tmp[(gsize) y * w + x] +
+                                tmp[(gsize) MIN (y + 1, h - 1) * w + x] + 8) >> 4;
+}
+
+/* The planes of @frame packed (rows without padding), the luma plane
+ * blurred @n_blur times; its luma sum in *@sum. */
+static GBytes *
+packed (GstVideoFrame *frame,
+        guint          n_blur,
+        guint64       *sum)
+{
+  GByteArray *out = g_byte_array_new ();
+
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++)
+    {
+      gint w = GST_VIDEO_FRAME_COMP_WIDTH (frame, p) * GST_VIDEO_FRAME_COMP_PSTRIDE (frame, p);
+      gint h = GST_VIDEO_FRAME_COMP_HEIGHT (frame, p);
+      g_autofree guint8 *plane = g_malloc ((gsize) w * h), *other = g_malloc ((gsize) w * h);
+
+      for (gint y = 0; y < h; y++)
+        memcpy (plane + (gsize) y * w,
+                (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, p) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, p),
+                w);
+      for (guint i = 0; p == 0 && i < n_blur; i++)
+        {
+          guint8 *t = plane;
+
+          blur (plane, other, w, h);
+          plane = other;
+          other = t;
+        }
+      if (p == 0)
+        {
+          *sum = 0;
+          for (gsize i = 0; i < (gsize) w * h; i++)
+            *sum += plane[i];
+        }
+      g_byte_array_append (out, plane, (guint) w * h);
+    }
+  return g_byte_array_free_to_bytes (out);
+}
+
+static char *
+sha1_of (GBytes *bytes)
+{
+  return g_compute_checksum_for_bytes (G_CHECKSUM_SHA1, bytes);
+}
 
 static GstPadProbeReturn
-sum_probe_cb (GstPad          *pad,
-              GstPadProbeInfo *info,
-              gpointer         user_data)
+input_probe_cb (GstPad          *pad,
+                GstPadProbeInfo *info,
+                gpointer         user_data)
 {
-  Sums *sums = user_data;
+  Run *run = user_data;
+  g_autoptr(GstCaps) caps = gst_pad_get_current_caps (pad);
+  g_autoptr(GBytes) want = NULL;
+  GstVideoInfo vinfo;
+  GstVideoFrame frame;
+  guint64 sum = 0;
 
-  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM)
-    {
-      GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
-      GstCaps *caps;
-
-      if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS)
-        {
-          gst_event_parse_caps (event, &caps);
-          g_mutex_lock (&sums->lock);
-          g_assert_true (gst_video_info_from_caps (&sums->info, caps));
-          g_mutex_unlock (&sums->lock);
-        }
-    }
-  else
-    {
-      DsGstTestLuma ref;
-
-      g_mutex_lock (&sums->lock);
-      g_assert_true (ds_gst_test_luma_of_buffer (&sums->info, GST_PAD_PROBE_INFO_BUFFER (info), &ref));
-      g_array_append_val (sums->sums, ref.sum);
-      g_mutex_unlock (&sums->lock);
-    }
+  g_assert_true (gst_video_info_from_caps (&vinfo, caps));
+  g_assert_true (gst_video_frame_map (&frame, &vinfo, GST_PAD_PROBE_INFO_BUFFER (info), GST_MAP_READ));
+  want = packed (&frame, run->n_filters, &sum);
+  gst_video_frame_unmap (&frame);
+  g_mutex_lock (&run->lock);
+  g_ptr_array_add (run->want, sha1_of (want));
+  g_array_append_val (run->sums, sum);
+  g_mutex_unlock (&run->lock);
   return GST_PAD_PROBE_OK;
 }
 
 static void
-test_pipeline (gconstpointer data)
+snapshot_waits (unsigned long *waits)
 {
-  const char *caps = data;
+  for (guint c = 0; c < DS_HOST_WAIT_N_CALLERS; c++)
+    waits[c] = ds_host_wait_spy_count (c);
+}
+
+static GstFlowReturn
+new_sample_cb (GstElement *sink,
+               gpointer    user_data)
+{
+  Run *run = user_data;
+  g_autoptr(GstSample) sample = NULL;
+  g_autoptr(GBytes) got = NULL;
+  g_autofree char *sha1 = NULL;
+  GstVideoInfo vinfo;
+  GstVideoFrame frame;
+  guint64 sum;
+
+  g_signal_emit_by_name (sink, "pull-sample", &sample);
+  g_assert_true (gst_video_info_from_caps (&vinfo, gst_sample_get_caps (sample)));
+  g_assert_true (gst_video_frame_map (&frame, &vinfo, gst_sample_get_buffer (sample), GST_MAP_READ));
+  got = packed (&frame, 0, &sum);
+  gst_video_frame_unmap (&frame);
+  sha1 = sha1_of (got);
+  g_mutex_lock (&run->lock);
+  g_assert_cmpuint (run->n_out, <, run->want->len);
+  if (g_strcmp0 (sha1, g_ptr_array_index (run->want, run->n_out)) != 0 && run->n_wrong++ == 0)
+    run->first_wrong = (gint) run->n_out;
+  if (run->n_out == 0 || run->n_out == N_FRAMES - 1)
+    snapshot_waits (run->waits[run->n_out == 0 ? 0 : 1]);
+  run->n_out++;
+  g_mutex_unlock (&run->lock);
+  return GST_FLOW_OK;
+}
+
+/* Runs @description (with an identity "before" and an appsink "sink") to
+ * EOS; FALSE with *@why on an error message. */
+static gboolean
+run_pipeline (const char  *description,
+              Run         *run,
+              guint       *n_sums,
+              char       **why)
+{
   g_autoptr(GError) error = NULL;
-  g_autofree char *description = NULL;
-  GstElement *pipeline, *before;
+  GstElement *pipeline = gst_parse_launch (description, &error);
+  GstElement *before, *sink;
   GstPad *pad;
   GstBus *bus;
-  Sums sums = { 0, };
-  guint n = 0;
-  gboolean done = FALSE;
+  gboolean done = FALSE, ok = TRUE;
 
-  g_test_summary ("videotestsrc ! cudaupload ! dstemplate ! fakesink, 300 frames: each "
-                  "message's sum is the CPU's, in order, before EOS");
-  DS_GST_TEST_REQUIRE_CUDA ();
-  DS_GST_TEST_REQUIRE_ELEMENT ("cudaupload");
-
-  description = g_strdup_printf ("videotestsrc num-buffers=%d pattern=snow ! %s,framerate=30/1 "
-                                 "! identity name=before ! cudaupload "
-                                 "! video/x-raw(memory:CUDAMemory) ! dstemplate ! fakesink",
-                                 N_FRAMES, caps);
-  pipeline = gst_parse_launch (description, &error);
   g_assert_no_error (error);
-  g_mutex_init (&sums.lock);
-  sums.sums = g_array_new (FALSE, FALSE, sizeof (guint64));
   before = gst_bin_get_by_name (GST_BIN (pipeline), "before");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   pad = gst_element_get_static_pad (before, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
-                     sum_probe_cb, &sums, NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, input_probe_cb, run, NULL);
+  g_object_set (sink, "emit-signals", TRUE, "sync", FALSE, NULL);
+  g_signal_connect (sink, "new-sample", G_CALLBACK (new_sample_cb), run);
 
   bus = gst_element_get_bus (pipeline);
   g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=, GST_STATE_CHANGE_FAILURE);
@@ -133,49 +264,270 @@ test_pipeline (gconstpointer data)
       guint64 frame = G_MAXUINT64, sum = 0;
 
       g_assert_nonnull (msg);
-      g_assert_cmpint (GST_MESSAGE_TYPE (msg), !=, GST_MESSAGE_ERROR);
-      done = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
-      s = gst_message_get_structure (msg);
-      if (!done && gst_structure_has_name (s, "ds-template"))
+      if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+        {
+          g_autoptr(GError) err = NULL;
+          g_autofree char *debug = NULL;
+
+          gst_message_parse_error (msg, &err, &debug);
+          *why = g_strdup_printf ("%s (%s)", err->message, debug ? debug : "");
+          ok = FALSE;
+          done = TRUE;
+        }
+      else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS)
+        {
+          done = TRUE;
+        }
+      else if (gst_structure_has_name ((s = gst_message_get_structure (msg)), "ds-template"))
         {
           g_assert_true (gst_structure_get_uint64 (s, "frame", &frame));
           g_assert_true (gst_structure_get_uint64 (s, "sum", &sum));
-          g_assert_cmpuint (frame, ==, n);
-          g_mutex_lock (&sums.lock);
-          g_assert_cmpuint (sum, ==, g_array_index (sums.sums, guint64, n));
-          g_mutex_unlock (&sums.lock);
-          n++;
+          g_assert_cmpuint (frame, ==, *n_sums);
+          g_mutex_lock (&run->lock);
+          g_assert_cmpuint (sum, ==, g_array_index (run->sums, guint64, *n_sums));
+          g_mutex_unlock (&run->lock);
+          (*n_sums)++;
         }
       gst_message_unref (msg);
     }
-  g_assert_cmpuint (n, ==, N_FRAMES);
-  g_test_message ("%s: %u frames, sums equal to the CPU's", caps, n);
-
   g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_NULL), ==, GST_STATE_CHANGE_SUCCESS);
   gst_object_unref (bus);
   gst_object_unref (pad);
+  gst_object_unref (sink);
   gst_object_unref (before);
   gst_object_unref (pipeline);
-  g_array_unref (sums.sums);
-  g_mutex_clear (&sums.lock);
+  return ok;
+}
+
+static gboolean
+gst_has_cuda_streams (void)
+{
+  guint major, minor, micro, nano;
+
+  gst_version (&major, &minor, &micro, &nano);
+  return major > 1 || minor >= 24;
+}
+
+/* Skips (TRUE) where cudaupload cannot carry @format in CUDA memory. */
+static gboolean
+skip_without_cuda_format (const char *format)
+{
+  GstElementFactory *upload = gst_element_factory_find ("cudaupload");
+  g_autofree char *str = g_strdup_printf ("video/x-raw(memory:CUDAMemory),format=%s", format);
+  g_autoptr(GstCaps) caps = gst_caps_from_string (str);
+  gboolean can = upload != NULL && gst_element_factory_can_src_any_caps (upload, caps);
+
+  gst_clear_object (&upload);
+  if (!can)
+    {
+      g_autofree char *version = gst_version_string ();
+      g_autofree char *why = g_strdup_printf ("cudaupload of %s has no %s in CUDA memory", version, format);
+
+      g_test_skip (why);
+    }
+  return !can;
+}
+
+static void
+test_case (gconstpointer data)
+{
+  const Case *c = data;
+  g_autoptr(GString) desc = g_string_new (NULL);
+  g_autofree char *why = NULL;
+  Run run = { .n_filters = c->n_filters, .first_wrong = -1 };
+  guint n_sums = 0;
+  double per_frame[DS_HOST_WAIT_N_CALLERS];
+  g_autofree char *version = gst_version_string ();
+
+  DS_GST_TEST_REQUIRE_CUDA ();
+  if (c->cuda)
+    {
+      DS_GST_TEST_REQUIRE_ELEMENT ("cudaupload");
+      DS_GST_TEST_REQUIRE_ELEMENT ("cudadownload");
+      if (skip_without_cuda_format (c->format))
+        return;
+    }
+
+  g_string_printf (desc, "videotestsrc num-buffers=%d pattern=snow ! video/x-raw,format=%s,width=%d,"
+                   "height=%d,framerate=30/1 ! identity name=before ! ", N_FRAMES, c->format, c->width, c->height);
+  if (c->cuda)
+    g_string_append (desc, "cudaupload ! video/x-raw(memory:CUDAMemory) ! ");
+  for (guint i = 0; i < c->n_filters; i++)
+    g_string_append (desc, "dsfilter ! ");
+  if (c->analyzer)
+    g_string_append (desc, "dstemplate ! ");
+  if (c->cuda)
+    g_string_append (desc, "cudadownload ! video/x-raw ! ");
+  g_string_append (desc, "appsink name=sink");
+  g_test_message ("%s", desc->str);
+
+  g_mutex_init (&run.lock);
+  run.want = g_ptr_array_new_with_free_func (g_free);
+  run.sums = g_array_new (FALSE, FALSE, sizeof (guint64));
+  if (!run_pipeline (desc->str, &run, &n_sums, &why))
+    g_error ("%s: %s", desc->str, why);
+
+  g_assert_cmpuint (run.want->len, ==, N_FRAMES);
+  g_assert_cmpuint (run.n_out, ==, N_FRAMES);
+  if (run.n_wrong > 0)
+    g_error ("%u of %u frames differ from the CPU's, the first is frame %d", run.n_wrong, run.n_out,
+             run.first_wrong);
+  g_assert_cmpuint (n_sums, ==, c->analyzer ? N_FRAMES : 0);
+  for (guint w = 0; w < DS_HOST_WAIT_N_CALLERS; w++)
+    per_frame[w] = (double) (run.waits[1][w] - run.waits[0][w]) / (N_FRAMES - 1);
+  g_test_message ("%s, %s %dx%d: %u frames equal to the CPU's%s; host waits per frame "
+                  "(frames 2 to %d): ds %.2f, nvcodec %.2f, other %.2f (the spy sees libds: %s, "
+                  "gstcuda: %s)", version, c->format, c->width, c->height, run.n_out,
+                  c->analyzer ? ", sums equal" : "", N_FRAMES, per_frame[DS_HOST_WAIT_DS],
+                  per_frame[DS_HOST_WAIT_NVCODEC], per_frame[DS_HOST_WAIT_OTHER],
+                  spy_sight ()->libds ? "yes" : "no", spy_sight ()->gstcuda ? "yes" : "no");
+  /* 1.24+: a chain of CUDA elements where ds's never block the host (where
+   * the spy is shown to see them). */
+  if (c->cuda && gst_has_cuda_streams () && spy_sight ()->libds)
+    g_assert_cmpuint (run.waits[1][DS_HOST_WAIT_DS] - run.waits[0][DS_HOST_WAIT_DS], ==, 0);
+
+  g_ptr_array_unref (run.want);
+  g_array_unref (run.sums);
+  g_mutex_clear (&run.lock);
+}
+
+/* GStreamer's own two CUDA filters, for the same count: no check of the
+ * frames (scaled), and a skip where they cannot run (NVRTC). */
+static void
+test_gstcuda_chain (void)
+{
+  const char *description =
+    "videotestsrc num-buffers=300 pattern=snow ! video/x-raw,format=NV12,width=333,height=211,"
+    "framerate=30/1 ! identity name=before ! cudaupload ! cudaconvertscale ! "
+    "video/x-raw(memory:CUDAMemory),width=335,height=213 ! cudaconvertscale ! "
+    "video/x-raw(memory:CUDAMemory),width=333,height=211 ! cudadownload ! video/x-raw ! appsink name=sink";
+  g_autofree char *why = NULL;
+  g_autofree char *version = gst_version_string ();
+  Run run = { .first_wrong = -1 };
+  guint n_sums = 0;
+
+  g_test_summary ("The host's waits per frame in cudaupload ! cudaconvertscale ! cudaconvertscale "
+                  "! cudadownload, by caller");
+  DS_GST_TEST_REQUIRE_CUDA ();
+  DS_GST_TEST_REQUIRE_ELEMENT ("cudaconvertscale");
+
+  g_mutex_init (&run.lock);
+  run.want = g_ptr_array_new_with_free_func (g_free);
+  run.sums = g_array_new (FALSE, FALSE, sizeof (guint64));
+  if (!run_pipeline (description, &run, &n_sums, &why))
+    {
+      g_autofree char *skip = g_strdup_printf ("cudaconvertscale does not run here: %s", why);
+
+      g_test_skip (skip);
+    }
+  else
+    g_test_message ("%s, cudaconvertscale x2, NV12 333x211: %u frames; host waits per frame "
+                    "(frames 2 to %d): ds %.2f, nvcodec %.2f, other %.2f", version, run.n_out,
+                    N_FRAMES,
+                    (double) (run.waits[1][DS_HOST_WAIT_DS] - run.waits[0][DS_HOST_WAIT_DS]) / (N_FRAMES - 1),
+                    (double) (run.waits[1][DS_HOST_WAIT_NVCODEC] - run.waits[0][DS_HOST_WAIT_NVCODEC]) / (N_FRAMES - 1),
+                    (double) (run.waits[1][DS_HOST_WAIT_OTHER] - run.waits[0][DS_HOST_WAIT_OTHER]) / (N_FRAMES - 1));
+  g_ptr_array_unref (run.want);
+  g_array_unref (run.sums);
+  g_mutex_clear (&run.lock);
+}
+
+/* Which waits the spy sees here, checked once on the GPU: those of the
+ * CUDA runtime (the test's own), of libds (its static runtime) and of
+ * GStreamer's CUDA library (the driver functions it looked up). */
+static const SpySight *
+spy_sight (void)
+{
+  static SpySight sight;
+  static gsize once;
+
+  if (g_once_init_enter (&once))
+    {
+#if HAVE_CUDA
+      g_autoptr(DsAccessOrder) order = NULL;
+      GstCudaContext *ctx;
+      unsigned long before;
+      cudaStream_t stream;
+
+      g_assert_cmpint (cudaStreamCreate (&stream), ==, cudaSuccess);
+      before = ds_host_wait_spy_count (DS_HOST_WAIT_OTHER);
+      g_assert_cmpint (cudaStreamSynchronize (stream), ==, cudaSuccess);
+      sight.runtime = ds_host_wait_spy_count (DS_HOST_WAIT_OTHER) > before;
+      order = ds_access_order_new_stream (stream, -1);
+      before = ds_host_wait_spy_count (DS_HOST_WAIT_DS);
+      g_assert_true (ds_access_order_synchronize (order, NULL));
+      sight.libds = ds_host_wait_spy_count (DS_HOST_WAIT_DS) > before;
+      g_assert_cmpint (cudaStreamDestroy (stream), ==, cudaSuccess);
+      g_assert_true (gst_cuda_load_library ());
+      ctx = gst_cuda_context_new (0);
+      g_assert_true (gst_cuda_context_push (ctx));
+      before = ds_host_wait_spy_count (DS_HOST_WAIT_OTHER);
+      g_assert_cmpint (CuStreamSynchronize (NULL), ==, CUDA_SUCCESS);
+      sight.gstcuda = ds_host_wait_spy_count (DS_HOST_WAIT_OTHER) > before;
+      g_assert_true (gst_cuda_context_pop (NULL));
+      gst_object_unref (ctx);
+#endif
+      g_once_init_leave (&once, 1);
+    }
+  return &sight;
+}
+
+static void
+test_spy (void)
+{
+  const SpySight *sight;
+
+  g_test_summary ("Which host waits the spy sees: the CUDA runtime's, libds's, gstcuda's");
+  DS_GST_TEST_REQUIRE_CUDA ();
+
+  sight = spy_sight ();
+  g_test_message ("the host-wait spy sees the waits of the CUDA runtime: %s, of libds: %s, of gstcuda: %s",
+                  sight->runtime ? "yes" : "no", sight->libds ? "yes" : "no", sight->gstcuda ? "yes" : "no");
+  if (!sight->libds)
+    g_test_skip ("the host-wait spy does not see libds's waits here (its CUDA runtime reaches the driver "
+                 "other than through dlsym () or cuGetProcAddress ()): the counts are not measured");
 }
 
 int
 main (int    argc,
       char **argv)
 {
+  static const struct { const char *format; gint width, height; } sizes[] = {
+    { "GRAY8", 641, 361 }, { "NV12", 333, 211 }, { "I420", 1279, 719 },
+  };
   int status;
 
   ds_gst_test_init (&argc, &argv);
 
   ds_gst_test_add_func ("/DsGst/Template/registered", test_registered);
   ds_gst_test_add_func ("/DsGst/Template/no-device", test_no_device);
-  ds_gst_test_add_data_func ("/DsGst/Template/gpu/I420",
-                             "video/x-raw,format=I420,width=641,height=361", test_pipeline);
-  ds_gst_test_add_data_func ("/DsGst/Template/gpu/I420-1080p",
-                             "video/x-raw,format=I420,width=1920,height=1080", test_pipeline);
-  ds_gst_test_add_data_func ("/DsGst/Template/gpu/NV12",
-                             "video/x-raw,format=NV12,width=1280,height=720", test_pipeline);
+  ds_gst_test_add_func ("/DsGst/Template/gpu/spy", test_spy);
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    for (guint kind = 0; kind < 4; kind++)
+      {
+        Case *c = g_new0 (Case, 1);  /* for the whole run */
+        char path[128];
+
+        c->format = sizes[i].format;
+        c->width = sizes[i].width;
+        c->height = sizes[i].height;
+        c->cuda = kind % 2 == 1;
+        c->n_filters = kind >= 2;
+        c->analyzer = kind < 2;
+        g_snprintf (path, sizeof path, "/DsGst/Template/gpu/%s-%s-%s", c->analyzer ? "analyzer" : "filter",
+                    c->cuda ? "cuda" : "system", c->format);
+        ds_gst_test_add_data_func (path, c, test_case);
+      }
+  for (guint i = 1; i < G_N_ELEMENTS (sizes); i++)
+    {
+      Case *c = g_new0 (Case, 1);
+      char path[128];
+
+      *c = (Case) { sizes[i].format, sizes[i].width, sizes[i].height, TRUE, 2, TRUE };
+      g_snprintf (path, sizeof path, "/DsGst/Template/gpu/chain-%s", c->format);
+      ds_gst_test_add_data_func (path, c, test_case);
+    }
+  ds_gst_test_add_func ("/DsGst/Template/gpu/gstcuda-chain", test_gstcuda_chain);
 
   status = g_test_run ();
   gst_deinit ();

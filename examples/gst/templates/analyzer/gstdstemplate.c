@@ -1,13 +1,12 @@
-/* gstdstemplate.c: a CUDA element that takes its scratch from ds; copy it
+/* gstdstemplate.c: a CUDA analyzer that takes its scratch from ds; copy it
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Posts the sum of each frame's luma as a "ds-template" message. The guide
- * "ds in your CUDA element" (DsGst reference) walks through it.
+ * Posts the sum of each frame's luma as a "ds-template" message and passes
+ * the frame on. The guide "ds in your CUDA element" (DsGst reference) walks
+ * through it; ../filter is the template of an element that writes frames.
  */
-
-#include "config.h"
 
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
@@ -18,9 +17,9 @@
 
 #include "ds-template-kernel.h"
 
-/* What GstCudaMemory and cudaupload carry (neither has GRAY8). */
-#define FORMATS "{ I420, NV12 }"
-#define CAPS GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, FORMATS)
+#define FORMATS "{ GRAY8, I420, NV12 }"
+#define CAPS GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, FORMATS) ";" \
+             GST_VIDEO_CAPS_MAKE (FORMATS)
 
 G_DECLARE_FINAL_TYPE (GstDsTemplate, gst_ds_template, GST, DS_TEMPLATE, GstBaseTransform)
 
@@ -32,7 +31,9 @@ struct _GstDsTemplate
   DsScratchpad     *scratch;   /* released after each buffer */
   GstVideoInfo      info;
   guint64           n_frames;
-  gint              n_queued;  /* atomic: results not posted yet */
+  GMutex            lock;
+  GCond             done;
+  guint             n_queued;  /* results not posted yet, under lock */
 };
 
 typedef struct
@@ -55,19 +56,25 @@ static void CUDART_CB
 result_cb (void *data)
 {
   Result *r = data;
+  GstDsTemplate *self = r->self;
   GstStructure *s = gst_structure_new ("ds-template", "frame", G_TYPE_UINT64, r->frame,
                                        "sum", G_TYPE_UINT64, (guint64) *r->sum, NULL);
 
-  gst_element_post_message (GST_ELEMENT (r->self), gst_message_new_element (GST_OBJECT (r->self), s));
-  g_atomic_int_add (&r->self->n_queued, -1);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
   g_free (r);
+  g_mutex_lock (&self->lock);
+  if (--self->n_queued == 0)
+    g_cond_broadcast (&self->done);
+  g_mutex_unlock (&self->lock);
 }
 
 static void
 wait_for_results (GstDsTemplate *self)
 {
-  for (guint ms = 0; g_atomic_int_get (&self->n_queued) > 0 && ms < 20000; ms++)
-    g_usleep (1000);
+  g_mutex_lock (&self->lock);
+  while (self->n_queued > 0)
+    g_cond_wait (&self->done, &self->lock);
+  g_mutex_unlock (&self->lock);
 }
 
 static gboolean
@@ -77,7 +84,7 @@ gst_ds_template_start (GstBaseTransform *trans)
   g_autoptr(GError) error = NULL;
 
   /* The pipeline's context (or the application's), else a new one it shares;
-   * -1: any device (dslumastats has a cuda-device-id property for this). */
+   * -1: any device (../filter has a cuda-device-id property for this). */
   if (!gst_cuda_load_library () ||
       !gst_cuda_ensure_element_context (GST_ELEMENT (self), -1, &self->context) ||
       (self->stream = ds_gst_stream_new (self->context, &error)) == NULL)
@@ -120,21 +127,34 @@ gst_ds_template_set_caps (GstBaseTransform *trans,
 }
 
 /* The frame's work on the scratchpad's stream; TRUE once result_cb () will
- * post (and free) @r. */
+ * post (and free) @r. System memory is copied to device scratch first. */
 static gboolean
 queue_work (GstDsTemplate *self,
             GstVideoFrame *frame,
+            gboolean       on_device,
             Result        *r)
 {
   DsScratchpad *sp = self->scratch;
   cudaStream_t stream = ds_access_order_get_stream (ds_scratchpad_get_device_order (sp));
+  int width = GST_VIDEO_FRAME_COMP_WIDTH (frame, 0), height = GST_VIDEO_FRAME_COMP_HEIGHT (frame, 0);
+  int stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, 0);
+  const uint8_t *luma = GST_VIDEO_FRAME_COMP_DATA (frame, 0);
   unsigned long long *sum = DS_SCRATCHPAD_ALLOC_DEVICE (sp, unsigned long long, 1, NULL);
 
   r->sum = DS_SCRATCHPAD_ALLOC_PINNED (sp, unsigned long long, 1, NULL);
-  return sum != NULL && r->sum != NULL &&
-         ds_template_sum (GST_VIDEO_FRAME_COMP_DATA (frame, 0), GST_VIDEO_FRAME_COMP_WIDTH (frame, 0),
-                          GST_VIDEO_FRAME_COMP_HEIGHT (frame, 0), GST_VIDEO_FRAME_COMP_STRIDE (frame, 0),
-                          sum, stream) == cudaSuccess &&
+  if (sum == NULL || r->sum == NULL)
+    return FALSE;
+  if (!on_device)
+    {
+      uint8_t *copy = DS_SCRATCHPAD_ALLOC_DEVICE (sp, uint8_t, (gsize) width * height, NULL);
+
+      if (copy == NULL || cudaMemcpy2DAsync (copy, width, luma, stride, width, height,
+                                             cudaMemcpyHostToDevice, stream) != cudaSuccess)
+        return FALSE;
+      luma = copy;
+      stride = width;
+    }
+  return ds_template_sum (luma, width, height, stride, sum, stream) == cudaSuccess &&
          cudaMemcpyAsync ((void *) r->sum, sum, sizeof *sum, cudaMemcpyDeviceToHost, stream) == cudaSuccess &&
          cudaLaunchHostFunc (stream, result_cb, r) == cudaSuccess;
 }
@@ -144,13 +164,14 @@ gst_ds_template_transform_ip (GstBaseTransform *trans,
                               GstBuffer        *buffer)
 {
   GstDsTemplate *self = GST_DS_TEMPLATE (trans);
+  gboolean on_device = gst_is_cuda_memory (gst_buffer_peek_memory (buffer, 0));
   Result *r = g_new0 (Result, 1);
   GstVideoFrame frame;
-  gboolean queued = FALSE;
+  gboolean queued = FALSE, ok = FALSE;
 
   /* The buffer's stream (GStreamer 1.24+), else ours: the scratchpad is released. */
   if (!ds_gst_stream_follow_buffer (self->stream, self->scratch, buffer, NULL) ||
-      !gst_video_frame_map (&frame, &self->info, buffer, GST_MAP_READ | GST_MAP_CUDA))
+      !gst_video_frame_map (&frame, &self->info, buffer, GST_MAP_READ | (on_device ? GST_MAP_CUDA : 0)))
     {
       g_free (r);
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not read the frame"), (NULL));
@@ -158,22 +179,27 @@ gst_ds_template_transform_ip (GstBaseTransform *trans,
     }
   r->self = self;
   r->frame = self->n_frames++;
-  g_atomic_int_inc (&self->n_queued);
+  g_mutex_lock (&self->lock);
+  self->n_queued++;
+  g_mutex_unlock (&self->lock);
   if (gst_cuda_context_push (self->context))
     {
-      queued = queue_work (self, &frame, r);
-      /* GStreamer 1.22's CUDA memory has no stream: read it before the buffer goes. */
-      if (queued && ds_access_order_equal (ds_scratchpad_get_device_order (self->scratch),
-                                           ds_gst_stream_get_order (self->stream)))
-        cudaStreamSynchronize (ds_gst_stream_get_handle (self->stream));
+      queued = queue_work (self, &frame, on_device, r);
+      /* Downstream waits for the work (1.24+: on the GPU; 1.22: the host, here). */
+      ok = queued && ds_gst_stream_finish_buffers (self->stream, self->scratch, buffer, NULL, NULL);
       gst_cuda_context_pop (NULL);
     }
   ds_scratchpad_release (self->scratch);  /* while the work is queued: ds keeps stream order */
   gst_video_frame_unmap (&frame);
   if (!queued)
     {
-      g_atomic_int_add (&self->n_queued, -1);
       g_free (r);
+      g_mutex_lock (&self->lock);
+      self->n_queued--;
+      g_mutex_unlock (&self->lock);
+    }
+  if (!ok)
+    {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("CUDA work failed"), (NULL));
       return GST_FLOW_ERROR;
     }
@@ -193,11 +219,22 @@ gst_ds_template_set_context (GstElement *element,
 }
 
 static void
+gst_ds_template_finalize (GObject *object)
+{
+  GstDsTemplate *self = GST_DS_TEMPLATE (object);
+
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->done);
+  G_OBJECT_CLASS (gst_ds_template_parent_class)->finalize (object);
+}
+
+static void
 gst_ds_template_class_init (GstDsTemplateClass *klass)
 {
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
+  G_OBJECT_CLASS (klass)->finalize = gst_ds_template_finalize;
   gst_element_class_set_static_metadata (element_class, "ds template", "Filter/Analyzer/Video/Hardware",
                                          "Sum of each frame's luma on a CUDA GPU, with ds scratch",
                                          "The ds authors");
@@ -216,6 +253,8 @@ gst_ds_template_class_init (GstDsTemplateClass *klass)
 static void
 gst_ds_template_init (GstDsTemplate *self)
 {
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->done);
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
@@ -227,5 +266,5 @@ plugin_init (GstPlugin *plugin)
   return gst_element_register (plugin, "dstemplate", GST_RANK_NONE, gst_ds_template_get_type ());
 }
 
-GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, dstemplate, "A CUDA element with ds scratch memory",
-                   plugin_init, PACKAGE_VERSION, "LGPL", "ds examples", "the ds project")
+GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, dstemplate, "A CUDA analyzer with ds scratch memory",
+                   plugin_init, VERSION, "LGPL", PACKAGE, "https://example.org/your-plugin")
