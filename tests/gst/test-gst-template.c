@@ -9,14 +9,17 @@
  * of GRAY8, NV12 and I420 at odd sizes, from system memory and through
  * cudaupload, each output frame equal to the CPU's blur of its input and
  * each posted sum equal to the CPU's, in order; the chain
- * cudaupload ! dsfilter ! dsfilter ! dstemplate ! cudadownload likewise,
- * with the host's waits for the GPU counted by caller (ds-host-wait-spy.c):
- * none in ds's elements with GStreamer 1.24+; and the same count for
- * GStreamer's own cudaconvertscale ! cudaconvertscale.
+ * cudaupload ! dsfilter ! dsfilter ! dstemplate ! cudadownload likewise.
+ * In every GPU case the host's waits for the GPU (cuStreamSynchronize,
+ * cuEventSynchronize, cuCtxSynchronize) and its polls (cuStreamQuery,
+ * cuEventQuery) are counted per frame through CUPTI, by owner
+ * (ds-host-wait-counter.c): with CUDA memory on GStreamer 1.24+, none in
+ * ds's elements; and the same counts for GStreamer's own
+ * cudaupload ! cudaconvertscale ! cudaconvertscale ! cudadownload.
  */
 
 #include "ds-gst-test.h"
-#include "ds-host-wait-spy.h"
+#include "ds-host-wait-counter.h"
 
 #if HAVE_CUDA
 # include <gst/cuda/cuda-gst.h>
@@ -24,14 +27,6 @@
 #endif
 
 #define N_FRAMES 300
-
-/* Which host waits the spy sees (spy_sight ()). */
-typedef struct
-{
-  gboolean runtime, libds, gstcuda;
-} SpySight;
-
-static const SpySight *spy_sight (void);
 
 typedef struct
 {
@@ -52,7 +47,7 @@ typedef struct
   guint         n_out;
   guint         n_wrong;
   gint          first_wrong;
-  unsigned long waits[2][DS_HOST_WAIT_N_CALLERS];  /* at the first and last frame out */
+  DsHostWaits   waits[2];  /* at the first and last frame out */
 } Run;
 
 static void
@@ -195,13 +190,6 @@ input_probe_cb (GstPad          *pad,
   return GST_PAD_PROBE_OK;
 }
 
-static void
-snapshot_waits (unsigned long *waits)
-{
-  for (guint c = 0; c < DS_HOST_WAIT_N_CALLERS; c++)
-    waits[c] = ds_host_wait_spy_count (c);
-}
-
 static GstFlowReturn
 new_sample_cb (GstElement *sink,
                gpointer    user_data)
@@ -225,7 +213,7 @@ new_sample_cb (GstElement *sink,
   if (g_strcmp0 (sha1, g_ptr_array_index (run->want, run->n_out)) != 0 && run->n_wrong++ == 0)
     run->first_wrong = (gint) run->n_out;
   if (run->n_out == 0 || run->n_out == N_FRAMES - 1)
-    snapshot_waits (run->waits[run->n_out == 0 ? 0 : 1]);
+    ds_host_wait_counter_read (&run->waits[run->n_out == 0 ? 0 : 1]);
   run->n_out++;
   g_mutex_unlock (&run->lock);
   return GST_FLOW_OK;
@@ -328,6 +316,40 @@ skip_without_cuda_format (const char *format)
   return !can;
 }
 
+/* One line per count, for run-gpu-checks.sh: "host waits per frame: PATH
+ * (GStreamer V, N frames): sync by stack: ds 0.00, ...". */
+static void
+report_waits (const char  *what,
+              const Run   *run,
+              const char  *no_count,
+              double       per_frame[2][DS_WAIT_N_KINDS][DS_WAIT_N_OWNERS])
+{
+  static const char *const kinds[] = { "sync", "poll" }, *const views[] = { "by stack", "by element" };
+  g_autofree char *version = gst_version_string ();
+  g_autoptr(GString) line = g_string_new (NULL);
+
+  ds_host_waits_per_frame (&run->waits[0], &run->waits[1], N_FRAMES - 1, per_frame);
+  if (no_count != NULL)
+    {
+      g_test_message ("host waits per frame: %s (%s): not counted: %s", what, version, no_count);
+      return;
+    }
+  g_string_printf (line, "host waits per frame: %s (%s, frames 2 to %d):", what, version, N_FRAMES);
+  for (guint k = 0; k < DS_WAIT_N_KINDS; k++)
+    for (guint v = 0; v < 2; v++)
+      {
+        g_string_append_printf (line, "%s %s %s:", k + v > 0 ? ";" : "", kinds[k], views[v]);
+        for (guint o = 0; o < DS_WAIT_N_OWNERS; o++)
+          {
+            if (v == 1 && o == DS_WAIT_UNKNOWN)
+              continue;  /* every wait has a scope */
+            g_string_append_printf (line, "%s %s %.2f", o > 0 ? "," : "", ds_wait_owner_name (o),
+                                    per_frame[v][k][o]);
+          }
+      }
+  g_test_message ("%s", line->str);
+}
+
 static void
 test_case (gconstpointer data)
 {
@@ -336,10 +358,11 @@ test_case (gconstpointer data)
   g_autofree char *why = NULL;
   Run run = { .n_filters = c->n_filters, .first_wrong = -1 };
   guint n_sums = 0;
-  double per_frame[DS_HOST_WAIT_N_CALLERS];
-  g_autofree char *version = gst_version_string ();
+  double per_frame[2][DS_WAIT_N_KINDS][DS_WAIT_N_OWNERS];
+  const char *no_count;
 
   DS_GST_TEST_REQUIRE_CUDA ();
+  no_count = ds_host_wait_counter_start ();
   if (c->cuda)
     {
       DS_GST_TEST_REQUIRE_ELEMENT ("cudaupload");
@@ -373,18 +396,15 @@ test_case (gconstpointer data)
     g_error ("%u of %u frames differ from the CPU's, the first is frame %d", run.n_wrong, run.n_out,
              run.first_wrong);
   g_assert_cmpuint (n_sums, ==, c->analyzer ? N_FRAMES : 0);
-  for (guint w = 0; w < DS_HOST_WAIT_N_CALLERS; w++)
-    per_frame[w] = (double) (run.waits[1][w] - run.waits[0][w]) / (N_FRAMES - 1);
-  g_test_message ("%s, %s %dx%d: %u frames equal to the CPU's%s; host waits per frame "
-                  "(frames 2 to %d): ds %.2f, nvcodec %.2f, other %.2f (the spy sees libds: %s, "
-                  "gstcuda: %s)", version, c->format, c->width, c->height, run.n_out,
-                  c->analyzer ? ", sums equal" : "", N_FRAMES, per_frame[DS_HOST_WAIT_DS],
-                  per_frame[DS_HOST_WAIT_NVCODEC], per_frame[DS_HOST_WAIT_OTHER],
-                  spy_sight ()->libds ? "yes" : "no", spy_sight ()->gstcuda ? "yes" : "no");
-  /* 1.24+: a chain of CUDA elements where ds's never block the host (where
-   * the spy is shown to see them). */
-  if (c->cuda && gst_has_cuda_streams () && spy_sight ()->libds)
-    g_assert_cmpuint (run.waits[1][DS_HOST_WAIT_DS] - run.waits[0][DS_HOST_WAIT_DS], ==, 0);
+  g_test_message ("%s %dx%d: %u frames equal to the CPU's%s", c->format, c->width, c->height, run.n_out,
+                  c->analyzer ? ", sums equal" : "");
+  report_waits (g_test_get_path (), &run, no_count, per_frame);
+  /* 1.24+: CUDA memory in and out, and ds's elements never block the host. */
+  if (c->cuda && gst_has_cuda_streams () && no_count == NULL)
+    {
+      g_assert_cmpfloat (per_frame[0][DS_WAIT_SYNC][DS_WAIT_DS], ==, 0);
+      g_assert_cmpfloat (per_frame[1][DS_WAIT_SYNC][DS_WAIT_DS], ==, 0);
+    }
 
   g_ptr_array_unref (run.want);
   g_array_unref (run.sums);
@@ -392,7 +412,8 @@ test_case (gconstpointer data)
 }
 
 /* GStreamer's own two CUDA filters, for the same count: no check of the
- * frames (scaled), and a skip where they cannot run (NVRTC). */
+ * frames (scaled), and a skip where they cannot run (GStreamer 1.22's NVRTC
+ * options are rejected by CUDA 13's). */
 static void
 test_gstcuda_chain (void)
 {
@@ -402,14 +423,16 @@ test_gstcuda_chain (void)
     "video/x-raw(memory:CUDAMemory),width=335,height=213 ! cudaconvertscale ! "
     "video/x-raw(memory:CUDAMemory),width=333,height=211 ! cudadownload ! video/x-raw ! appsink name=sink";
   g_autofree char *why = NULL;
-  g_autofree char *version = gst_version_string ();
   Run run = { .first_wrong = -1 };
   guint n_sums = 0;
+  double per_frame[2][DS_WAIT_N_KINDS][DS_WAIT_N_OWNERS];
+  const char *no_count;
 
   g_test_summary ("The host's waits per frame in cudaupload ! cudaconvertscale ! cudaconvertscale "
-                  "! cudadownload, by caller");
+                  "! cudadownload, by owner");
   DS_GST_TEST_REQUIRE_CUDA ();
   DS_GST_TEST_REQUIRE_ELEMENT ("cudaconvertscale");
+  no_count = ds_host_wait_counter_start ();
 
   g_mutex_init (&run.lock);
   run.want = g_ptr_array_new_with_free_func (g_free);
@@ -421,76 +444,129 @@ test_gstcuda_chain (void)
       g_test_skip (skip);
     }
   else
-    g_test_message ("%s, cudaconvertscale x2, NV12 333x211: %u frames; host waits per frame "
-                    "(frames 2 to %d): ds %.2f, nvcodec %.2f, other %.2f", version, run.n_out,
-                    N_FRAMES,
-                    (double) (run.waits[1][DS_HOST_WAIT_DS] - run.waits[0][DS_HOST_WAIT_DS]) / (N_FRAMES - 1),
-                    (double) (run.waits[1][DS_HOST_WAIT_NVCODEC] - run.waits[0][DS_HOST_WAIT_NVCODEC]) / (N_FRAMES - 1),
-                    (double) (run.waits[1][DS_HOST_WAIT_OTHER] - run.waits[0][DS_HOST_WAIT_OTHER]) / (N_FRAMES - 1));
+    {
+      g_assert_cmpuint (run.n_out, ==, N_FRAMES);
+      report_waits (g_test_get_path (), &run, no_count, per_frame);
+    }
   g_ptr_array_unref (run.want);
   g_array_unref (run.sums);
   g_mutex_clear (&run.lock);
 }
 
-/* Which waits the spy sees here, checked once on the GPU: those of the
- * CUDA runtime (the test's own), of libds (its static runtime) and of
- * GStreamer's CUDA library (the driver functions it looked up). */
-static const SpySight *
-spy_sight (void)
+/* Which owner each kind of element has (the counter's by-element view). */
+static void
+test_wait_owners (void)
 {
-  static SpySight sight;
-  static gsize once;
+  static const struct { const char *factory; DsWaitOwner owner; } elements[] = {
+    { "dsfilter", DS_WAIT_DS }, { "dstemplate", DS_WAIT_DS }, { "identity", DS_WAIT_OTHER_ELEMENT },
+    { "cudaupload", DS_WAIT_GST_CUDA }, { "cudadownload", DS_WAIT_GST_CUDA },
+  };
 
-  if (g_once_init_enter (&once))
+  g_test_summary ("The host-wait counter charges ds*, cuda* and other elements to their owners");
+  for (guint i = 0; i < G_N_ELEMENTS (elements); i++)
     {
-#if HAVE_CUDA
-      g_autoptr(DsAccessOrder) order = NULL;
-      GstCudaContext *ctx;
-      unsigned long before;
-      cudaStream_t stream;
+      GstElement *element = gst_element_factory_make (elements[i].factory, NULL);
 
-      g_assert_cmpint (cudaStreamCreate (&stream), ==, cudaSuccess);
-      before = ds_host_wait_spy_count (DS_HOST_WAIT_OTHER);
-      g_assert_cmpint (cudaStreamSynchronize (stream), ==, cudaSuccess);
-      sight.runtime = ds_host_wait_spy_count (DS_HOST_WAIT_OTHER) > before;
-      order = ds_access_order_new_stream (stream, -1);
-      before = ds_host_wait_spy_count (DS_HOST_WAIT_DS);
-      g_assert_true (ds_access_order_synchronize (order, NULL));
-      sight.libds = ds_host_wait_spy_count (DS_HOST_WAIT_DS) > before;
-      g_assert_cmpint (cudaStreamDestroy (stream), ==, cudaSuccess);
-      g_assert_true (gst_cuda_load_library ());
-      ctx = gst_cuda_context_new (0);
-      g_assert_true (gst_cuda_context_push (ctx));
-      before = ds_host_wait_spy_count (DS_HOST_WAIT_OTHER);
-      g_assert_cmpint (CuStreamSynchronize (NULL), ==, CUDA_SUCCESS);
-      sight.gstcuda = ds_host_wait_spy_count (DS_HOST_WAIT_OTHER) > before;
-      g_assert_true (gst_cuda_context_pop (NULL));
-      gst_object_unref (ctx);
-#endif
-      g_once_init_leave (&once, 1);
+      if (element == NULL)
+        {
+          g_assert_true (g_str_has_prefix (elements[i].factory, "cuda"));  /* nvcodec is optional */
+          continue;
+        }
+      g_assert_cmpstr (ds_wait_owner_name (ds_wait_owner_of_element (element)), ==,
+                       ds_wait_owner_name (elements[i].owner));
+      gst_object_unref (element);
     }
-  return &sight;
+  g_assert_cmpint (ds_host_wait_counter_scope (), ==, DS_WAIT_APP);
 }
 
-static void
-test_spy (void)
+#if HAVE_CUDA
+static GstPadProbeReturn
+sync_probe_cb (GstPad          *pad,
+               GstPadProbeInfo *info,
+               gpointer         user_data)
 {
-  const SpySight *sight;
+  g_assert_cmpint (cudaStreamSynchronize (user_data), ==, cudaSuccess);
+  return GST_PAD_PROBE_OK;
+}
+#endif
 
-  g_test_summary ("Which host waits the spy sees: the CUDA runtime's, libds's, gstcuda's");
+/* The counter sees the waits of the CUDA runtime (the program's), of
+ * libds (its static runtime, through cuGetProcAddress ()) and of
+ * GStreamer's CUDA library, and charges each to its owner. */
+static void
+test_counter (void)
+{
+#if HAVE_CUDA
+  g_autoptr(DsAccessOrder) order = NULL;
+  g_autoptr(GError) error = NULL;
+  GstElement *pipeline, *identity;
+  GstCudaContext *ctx;
+  GstPad *pad;
+  DsHostWaits w[6];
+  const char *no_count;
+  cudaStream_t stream;
+
+  g_test_summary ("The host-wait counter sees the CUDA runtime's, libds's and gstcuda's waits, "
+                  "and whose they are");
   DS_GST_TEST_REQUIRE_CUDA ();
-
-  if (!DS_HAVE_HOST_WAIT_SPY)
+  if ((no_count = ds_host_wait_counter_start ()) != NULL)
     {
-      g_test_skip ("no host-wait spy in a sanitizer build: the counts are not measured");
+      g_autofree char *why = g_strdup_printf ("the host's waits are not counted: %s", no_count);
+
+      g_test_skip (why);
       return;
     }
-  sight = spy_sight ();
-  g_test_message ("the host-wait spy sees the waits of the CUDA runtime: %s, of libds: %s, of gstcuda: %s",
-                  sight->runtime ? "yes" : "no", sight->libds ? "yes" : "no", sight->gstcuda ? "yes" : "no");
-  if (!sight->libds)
-    g_test_skip ("the host-wait spy does not see libds's waits here (its CUDA runtime reaches the driver "
-                 "other than through dlsym () or cuGetProcAddress ()): the counts are not measured");
+  g_assert_cmpint (cudaStreamCreate (&stream), ==, cudaSuccess);
+  ds_host_wait_counter_read (&w[0]);
+  g_assert_cmpint (cudaStreamSynchronize (stream), ==, cudaSuccess);
+  g_assert_cmpint (cudaStreamQuery (stream), ==, cudaSuccess);
+  ds_host_wait_counter_read (&w[1]);
+  order = ds_access_order_new_stream (stream, -1);
+  g_assert_true (ds_access_order_synchronize (order, NULL));
+  ds_host_wait_counter_read (&w[2]);
+  g_assert_true (gst_cuda_load_library ());
+  ctx = gst_cuda_context_new (0);
+  g_assert_true (gst_cuda_context_push (ctx));
+  g_assert_cmpint (CuStreamSynchronize (NULL), ==, CUDA_SUCCESS);
+  g_assert_true (gst_cuda_context_pop (NULL));
+  gst_object_unref (ctx);
+  ds_host_wait_counter_read (&w[3]);
+  /* Inside an element: a probe on identity's sink pad runs in its scope. */
+  pipeline = gst_parse_launch ("fakesrc num-buffers=2 ! identity name=i ! fakesink", &error);
+  g_assert_no_error (error);
+  identity = gst_bin_get_by_name (GST_BIN (pipeline), "i");
+  pad = gst_element_get_static_pad (identity, "sink");
+  gst_object_unref (identity);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, sync_probe_cb, stream, NULL);
+  gst_object_unref (pad);
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=, GST_STATE_CHANGE_FAILURE);
+  gst_message_unref (gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline), 10 * GST_SECOND,
+                                                 GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_NULL), ==, GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (pipeline);
+  ds_host_wait_counter_read (&w[4]);
+  g_assert_cmpint (cudaStreamDestroy (stream), ==, cudaSuccess);
+
+#define GREW(a, b, view, kind, owner) (w[b].view[kind][owner] - w[a].view[kind][owner])
+  g_test_message ("the program's cudaStreamSynchronize: +%" G_GUINT64_FORMAT " app by stack, +%"
+                  G_GUINT64_FORMAT " unknown; libds's: +%" G_GUINT64_FORMAT " ds by stack; gstcuda's "
+                  "CuStreamSynchronize: +%" G_GUINT64_FORMAT " app; in identity's chain: +%"
+                  G_GUINT64_FORMAT " other-element by element",
+                  GREW (0, 1, by_stack, DS_WAIT_SYNC, DS_WAIT_APP), GREW (0, 1, by_stack, DS_WAIT_SYNC, DS_WAIT_UNKNOWN),
+                  GREW (1, 2, by_stack, DS_WAIT_SYNC, DS_WAIT_DS), GREW (2, 3, by_stack, DS_WAIT_SYNC, DS_WAIT_APP),
+                  GREW (3, 4, by_element, DS_WAIT_SYNC, DS_WAIT_OTHER_ELEMENT));
+  g_assert_cmpuint (GREW (0, 1, by_stack, DS_WAIT_SYNC, DS_WAIT_APP), ==, 1);
+  g_assert_cmpuint (GREW (0, 1, by_element, DS_WAIT_SYNC, DS_WAIT_APP), ==, 1);
+  g_assert_cmpuint (GREW (0, 1, by_stack, DS_WAIT_POLL, DS_WAIT_APP), ==, 1);
+  g_assert_cmpuint (GREW (1, 2, by_stack, DS_WAIT_SYNC, DS_WAIT_DS), >=, 1);
+  g_assert_cmpuint (GREW (1, 2, by_stack, DS_WAIT_SYNC, DS_WAIT_UNKNOWN), ==, 0);
+  g_assert_cmpuint (GREW (2, 3, by_stack, DS_WAIT_SYNC, DS_WAIT_APP), ==, 1);
+  g_assert_cmpuint (GREW (3, 4, by_element, DS_WAIT_SYNC, DS_WAIT_OTHER_ELEMENT), ==, 2);
+  g_assert_cmpuint (GREW (3, 4, by_stack, DS_WAIT_SYNC, DS_WAIT_APP), ==, 2);
+#undef GREW
+#else
+  g_test_skip ("built without CUDA");
+#endif
 }
 
 int
@@ -509,7 +585,8 @@ main (int    argc,
 
   ds_gst_test_add_func ("/DsGst/Template/registered", test_registered);
   ds_gst_test_add_func ("/DsGst/Template/no-device", test_no_device);
-  ds_gst_test_add_func ("/DsGst/Template/gpu/spy", test_spy);
+  ds_gst_test_add_func ("/DsGst/Template/wait-owners", test_wait_owners);
+  ds_gst_test_add_func ("/DsGst/Template/gpu/host-wait-counter", test_counter);
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     for (guint kind = 0; kind < 4; kind++)
       {
