@@ -17,8 +17,10 @@
 #
 # For each bundle (unpacked under $TMPDIR), with its name as the label:
 #   tests       every bundled test (the gst suite, test-order-mark-gpu):
-#               TAP per test; the GPU cases of a failed test again, one
-#               process each
+#               TAP per test, a PASS, FAIL or SKIP line per GPU case; the
+#               GPU cases of a failed test again, one process each
+#   waits       the host's waits for the GPU per frame, by owner, that the
+#               GPU cases of test-gst-template counted (CUPTI)
 #   meta        the cross-stream contract, from the tests' TAP: with the
 #               reader registered the consumer reads the producer's bytes,
 #               without it the next producer's
@@ -30,8 +32,10 @@
 # then, over all bundles, the cases most worth it first:
 #   memcheck    compute-sanitizer memcheck and racecheck over the GPU
 #   racecheck   cases of the gst tests, one process per case (the
-#               300-frame pipelines at their smallest sizes: a sanitized
-#               run is 10-100x slower)
+#               pipelines at their smallest sizes, test-gst-template's
+#               with --frames=$DS_GPU_SANITIZE_FRAMES, default 30: a
+#               sanitized run is 10-100x slower), each bounded by
+#               $DS_GPU_CASE_LIMIT seconds (default 120)
 # Logs go to LOGDIR/LABEL/ (LOGDIR: $DS_GPU_LOGDIR, else $OUT/gst-gpu,
 # else /tmp/ds-gst-gpu); at the end LOGDIR is packed into $OUT/gst-gpu-logs.tar.xz
 # (when OUT is set) and the summary is also written to $OUT/gst-gpu-summary.txt.
@@ -61,7 +65,7 @@ fi
 LOGDIR=${DS_GPU_LOGDIR:-${OUT:+$OUT/gst-gpu}}
 LOGDIR=${LOGDIR:-/tmp/ds-gst-gpu}
 BUDGET=${DS_GPU_BUDGET:-540}
-STEPS=${DS_GPU_STEPS:-tests meta bench leaks inspect memcheck racecheck}
+STEPS=${DS_GPU_STEPS:-tests waits meta bench leaks inspect memcheck racecheck}
 WORK=${TMPDIR:-/tmp}/ds-gst-gpu-bundles.$$
 mkdir -p "$LOGDIR" "$WORK"
 trap 'rm -rf "$WORK"' EXIT
@@ -85,6 +89,20 @@ time_left () { echo $((BUDGET - (SECONDS - start))); }
 say "== $(nvidia-smi -L 2>/dev/null | head -1 || echo 'no GPU (no nvidia-smi)')"
 have_gpu=0
 nvidia-smi -L >/dev/null 2>&1 && have_gpu=1
+# GStreamer's CUDA filters (cudaconvertscale) compile their kernels with
+# NVRTC, which they open as libnvrtc.so: the machine's, wherever it is.
+if [[ -z ${GST_CUDA_NVRTC_LIBNAME:-} ]]; then
+  for f in $(ldconfig -p 2>/dev/null | awk '/libnvrtc\.so/ {print $NF}') \
+           /usr/local/cuda/lib64/libnvrtc.so* /usr/local/cuda-*/lib64/libnvrtc.so* \
+           /usr/local/lib/python3*/dist-packages/nvidia/cu*/lib/libnvrtc.so* \
+           /usr/lib/python3/dist-packages/nvidia/cu*/lib/libnvrtc.so*; do
+    if [[ -f $f && $f != *builtins* ]]; then
+      export GST_CUDA_NVRTC_LIBNAME=$f
+      break
+    fi
+  done
+fi
+say "== NVRTC for GStreamer's CUDA filters: ${GST_CUDA_NVRTC_LIBNAME:-none found}"
 
 # The GPU cases of a test program of bundle $B, one path a line (GLib
 # 2.84 lists them as TAP comments, "# /path").
@@ -92,14 +110,16 @@ gpu_cases () {
   "${RUN[@]}" "$B/bin/$1" -l 2>/dev/null | sed -n 's|^\(# \)\{0,1\}\(/DsGst/[A-Za-z]*/gpu/.*\)$|\2|p'
 }
 
-# run_case LOG TIMEOUT PROGRAM PATH [SANITIZER-ARGS...]: one case alone.
+# run_case LOG TIMEOUT PROGRAM PATH [SANITIZER-ARGS...]: one case alone,
+# with the program's arguments PROG_ARGS.
+PROG_ARGS=()
 run_case () {
   local log=$1 t=$2 prog=$3 path=$4
   shift 4
   if (($#)); then
-    timeout -k 5 "$t" compute-sanitizer "$@" "${RUN[@]}" "$B/bin/$prog" --tap -p "$path" >"$log" 2>&1
+    timeout -k 5 "$t" compute-sanitizer "$@" "${RUN[@]}" "$B/bin/$prog" "${PROG_ARGS[@]}" --tap -p "$path" >"$log" 2>&1
   else
-    timeout -k 5 "$t" "${RUN[@]}" "$B/bin/$prog" --tap -p "$path" >"$log" 2>&1
+    timeout -k 5 "$t" "${RUN[@]}" "$B/bin/$prog" "${PROG_ARGS[@]}" --tap -p "$path" >"$log" 2>&1
   fi
 }
 
@@ -131,14 +151,26 @@ SANITIZE_ORDER=(
 # sanitize_case TOOL PROG PATH: one case of the current bundle.
 sanitize_case () {
   local tool=$1 prog=$2 path=$3 log rc args=(--tool "$1" --error-exitcode 1)
+  local t0=$SECONDS limit
   [[ $tool == racecheck ]] && args+=(--racecheck-report all)
   mkdir -p "$L/$tool"
   log=$L/$tool/$prog-$(basename "$path").log
-  run_case "$log" 240 "$prog" "$path" "${args[@]}"
+  limit=$(( $(time_left) - 10 ))
+  ((limit > ${DS_GPU_CASE_LIMIT:-120})) && limit=${DS_GPU_CASE_LIMIT:-120}
+  PROG_ARGS=()
+  [[ $prog == test-gst-template ]] && PROG_ARGS=(--frames="${DS_GPU_SANITIZE_FRAMES:-30}")
+  run_case "$log" "$limit" "$prog" "$path" "${args[@]}"
   rc=$?
+  PROG_ARGS=()
   if ((rc != 0)) || grep -q '^not ok' "$log"; then
-    fail "$label $tool $prog $path: exit $rc, $(grep -m1 'ERROR SUMMARY' "$log" || echo 'no ERROR SUMMARY')"
+    say "FAIL $label $tool $path ($((SECONDS - t0)) s)"
+    fail "$label $tool $prog $path: exit $rc$( ((rc == 124)) && echo " (timed out after $limit s)"), $(grep -m1 'ERROR SUMMARY' "$log" || echo 'no ERROR SUMMARY')"
     return 1
+  fi
+  if grep -qE '^ok .*# SKIP' "$log"; then
+    say "SKIP $label $tool $path: $(grep -m1 -E '^ok .*# SKIP' "$log" | sed 's/.*# SKIP //')"
+  else
+    say "PASS $label $tool $path ($((SECONDS - t0)) s, $(grep -m1 'ERROR SUMMARY' "$log" || echo 'no ERROR SUMMARY'))"
   fi
   return 0
 }
@@ -153,11 +185,11 @@ step_tests () {
   say "$label GPU cases: $(grep -E '^ok ([0-9]+ )?/[^ ]*/gpu/' "$out" | grep -vc '# SKIP') passed," \
       "$(grep -cE '^not ok ([0-9]+ )?/[^ ]*/gpu/' "$out") failed," \
       "$(grep -cE '^ok ([0-9]+ )?/[^ ]*/gpu/.*# SKIP' "$out") skipped"
-  if ((have_gpu)); then
-    # On a GPU machine a skipped GPU case is news: say which and why.
-    grep -E '^ok [0-9]+ /[^ ]*/gpu/.*# SKIP' "$out" | sed "s/^ok [0-9]* /$label skipped: /" |
-      tee -a "$SUMMARY" >/dev/null
-  fi
+  # Each GPU case: PASS, FAIL or SKIP (with the reason).
+  grep -E '^(ok|not ok) ([0-9]+ )?/[^ ]*/gpu/' "$out" |
+    sed -E -e "s|^ok ([0-9]+ )?(/[^ ]*) # SKIP (.*)|SKIP $label \2: \3|" \
+           -e "s|^ok ([0-9]+ )?(/[^ ]*).*|PASS $label \2|" \
+           -e "s|^not ok ([0-9]+ )?(/[^ ]*).*|FAIL $label \2|" | tee -a "$SUMMARY" >/dev/null
   ((rc == 0)) || fail "$label tests: run.sh exited $rc ($(grep -- '--- .*FAILED' "$out" | tr '\n' ' '))"
   # A failed GTest case ends its process: the GPU cases of every program
   # that failed, one process each, so that one failure hides no other.
@@ -175,6 +207,15 @@ step_tests () {
         "$(grep -c ': exit 0 ' "$L/cases.log") passed, $(grep -E ': exit [0-9]+ ' "$L/cases.log" | grep -vc ': exit 0 ') failed"
     grep -E ': exit [1-9][0-9]* ' "$L/cases.log" | sed "s/^/$label failed alone: /" | tee -a "$SUMMARY" >/dev/null
   fi
+}
+
+step_waits () {
+  local out=$L/tests.log
+  if ! grep -q '^# host waits per frame: ' "$out"; then
+    say "$label waits: no counts (test-gst-template's GPU cases did not run)"
+    return
+  fi
+  grep -E '^# (host waits per frame: |the program)' "$out" | sed "s/^# /$label /" | tee -a "$SUMMARY" >/dev/null
 }
 
 step_meta () {
@@ -287,6 +328,7 @@ for label in "${labels[@]}"; do
     echo "-- $label $step (${SECONDS}s)"
     case $step in
       tests) step_tests;;
+      waits) step_waits;;
       meta) step_meta;;
       bench) step_bench;;
       leaks) step_leaks;;
