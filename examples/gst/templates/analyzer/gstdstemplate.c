@@ -5,8 +5,7 @@
  *
  * Posts the sum of each frame's luma as a "ds-template" message and passes
  * the frame on. The guide "ds in your CUDA element" (DsGst reference) walks
- * through it; ../filter is the template of an element that writes frames.
- */
+ * through it; ../filter is the template of an element that writes frames. */
 
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
@@ -33,7 +32,7 @@ struct _GstDsTemplate
   guint64           n_frames;
   GMutex            lock;
   GCond             done;
-  guint             n_queued;  /* results not posted yet, under lock */
+  gint              n_queued;  /* results not posted yet, under lock */
 };
 
 typedef struct
@@ -50,31 +49,33 @@ static GstStaticPadTemplate sink_template =
 static GstStaticPadTemplate src_template =
   GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS));
 
+/* Adds @delta to the results not posted yet; 0: waits (on a condition,
+ * not by polling) until all are posted. */
+static void
+count_results (GstDsTemplate *self,
+               gint           delta)
+{
+  g_mutex_lock (&self->lock);
+  self->n_queued += delta;
+  if (self->n_queued == 0)
+    g_cond_broadcast (&self->done);
+  while (delta == 0 && self->n_queued > 0)
+    g_cond_wait (&self->done, &self->lock);
+  g_mutex_unlock (&self->lock);
+}
+
 /* On a CUDA thread once the GPU is done with the frame: no CUDA calls here.
  * The pinned block goes back to its pool only after this returns. */
 static void CUDART_CB
 result_cb (void *data)
 {
   Result *r = data;
-  GstDsTemplate *self = r->self;
   GstStructure *s = gst_structure_new ("ds-template", "frame", G_TYPE_UINT64, r->frame,
                                        "sum", G_TYPE_UINT64, (guint64) *r->sum, NULL);
 
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+  gst_element_post_message (GST_ELEMENT (r->self), gst_message_new_element (GST_OBJECT (r->self), s));
+  count_results (r->self, -1);
   g_free (r);
-  g_mutex_lock (&self->lock);
-  if (--self->n_queued == 0)
-    g_cond_broadcast (&self->done);
-  g_mutex_unlock (&self->lock);
-}
-
-static void
-wait_for_results (GstDsTemplate *self)
-{
-  g_mutex_lock (&self->lock);
-  while (self->n_queued > 0)
-    g_cond_wait (&self->done, &self->lock);
-  g_mutex_unlock (&self->lock);
 }
 
 static gboolean
@@ -102,7 +103,7 @@ gst_ds_template_stop (GstBaseTransform *trans)
 {
   GstDsTemplate *self = GST_DS_TEMPLATE (trans);
 
-  wait_for_results (self);
+  count_results (self, 0);
   g_clear_object (&self->scratch);
   g_clear_pointer (&self->stream, ds_gst_stream_unref);  /* then the context's pools trim */
   gst_clear_object (&self->context);
@@ -114,7 +115,7 @@ gst_ds_template_sink_event (GstBaseTransform *trans,
                             GstEvent         *event)
 {
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
-    wait_for_results (GST_DS_TEMPLATE (trans));  /* the results come before EOS */
+    count_results (GST_DS_TEMPLATE (trans), 0);  /* the results come before EOS */
   return GST_BASE_TRANSFORM_CLASS (gst_ds_template_parent_class)->sink_event (trans, event);
 }
 
@@ -165,23 +166,20 @@ gst_ds_template_transform_ip (GstBaseTransform *trans,
 {
   GstDsTemplate *self = GST_DS_TEMPLATE (trans);
   gboolean on_device = gst_is_cuda_memory (gst_buffer_peek_memory (buffer, 0));
-  Result *r = g_new0 (Result, 1);
   GstVideoFrame frame;
   gboolean queued = FALSE, ok = FALSE;
+  Result *r;
 
   /* The buffer's stream (GStreamer 1.24+), else ours: the scratchpad is released. */
   if (!ds_gst_stream_follow_buffer (self->stream, self->scratch, buffer, NULL) ||
       !gst_video_frame_map (&frame, &self->info, buffer, GST_MAP_READ | (on_device ? GST_MAP_CUDA : 0)))
     {
-      g_free (r);
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not read the frame"), (NULL));
       return GST_FLOW_ERROR;
     }
-  r->self = self;
-  r->frame = self->n_frames++;
-  g_mutex_lock (&self->lock);
-  self->n_queued++;
-  g_mutex_unlock (&self->lock);
+  r = g_new (Result, 1);
+  *r = (Result) { self, NULL, self->n_frames++ };
+  count_results (self, 1);  /* before result_cb () can run */
   if (gst_cuda_context_push (self->context))
     {
       queued = queue_work (self, &frame, on_device, r);
@@ -194,20 +192,14 @@ gst_ds_template_transform_ip (GstBaseTransform *trans,
   if (!queued)
     {
       g_free (r);
-      g_mutex_lock (&self->lock);
-      self->n_queued--;
-      g_mutex_unlock (&self->lock);
+      count_results (self, -1);
     }
   if (!ok)
-    {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("CUDA work failed"), (NULL));
-      return GST_FLOW_ERROR;
-    }
-  return GST_FLOW_OK;
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("CUDA work failed"), (NULL));
+  return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
-/* A context from the application or the pipeline (neighbours find ours
- * through the pipeline too). */
+/* A context from the application or the pipeline (neighbours find ours there too). */
 static void
 gst_ds_template_set_context (GstElement *element,
                              GstContext *context)
@@ -241,7 +233,7 @@ gst_ds_template_class_init (GstDsTemplateClass *klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   element_class->set_context = gst_ds_template_set_context;
-  trans_class->passthrough_on_same_caps = TRUE;
+  trans_class->passthrough_on_same_caps = TRUE;  /* in place, the buffer passed on as it is */
   trans_class->transform_ip_on_passthrough = TRUE;
   trans_class->start = gst_ds_template_start;
   trans_class->stop = gst_ds_template_stop;
@@ -255,8 +247,6 @@ gst_ds_template_init (GstDsTemplate *self)
 {
   g_mutex_init (&self->lock);
   g_cond_init (&self->done);
-  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
-  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
 }
 

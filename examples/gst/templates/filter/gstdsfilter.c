@@ -86,9 +86,10 @@ gst_ds_filter_set_caps (GstBaseTransform *trans,
   return gst_video_info_from_caps (&GST_DS_FILTER (trans)->info, incaps);
 }
 
-/* Configures @pool (a reference taken) for @caps; with CUDA memory and
- * GStreamer 1.24+ on a stream: the pool's own (downstream's), else ours. */
-static gboolean
+/* @pool (taken; NULL: a new one) configured for @caps; for CUDA caps, a
+ * CUDA pool of our context, on GStreamer 1.24+ with a stream: the pool's
+ * own (downstream's), else ours. NULL on failure. */
+static GstBufferPool *
 configure_pool (GstDsFilter   *self,
                 GstBufferPool *pool,
                 GstCaps       *caps,
@@ -96,11 +97,20 @@ configure_pool (GstDsFilter   *self,
                 guint          min,
                 guint          max)
 {
-  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstStructure *config;
   GstVideoInfo info;
 
-  if (!gst_video_info_from_caps (&info, caps))
-    return FALSE;
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+    {
+      gst_clear_object (&pool);
+      return NULL;
+    }
+  if (pool != NULL && is_cuda (caps) &&
+      (!GST_IS_CUDA_BUFFER_POOL (pool) || GST_CUDA_BUFFER_POOL (pool)->context != self->context))
+    gst_clear_object (&pool);
+  if (pool == NULL)
+    pool = is_cuda (caps) ? gst_cuda_buffer_pool_new (self->context) : gst_video_buffer_pool_new ();
+  config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   gst_buffer_pool_config_set_params (config, caps, MAX (*size, (guint) info.size), min, max);
 #if DS_GST_HAVE_CUDA_STREAM
@@ -114,11 +124,14 @@ configure_pool (GstDsFilter   *self,
     }
 #endif
   if (!gst_buffer_pool_set_config (pool, config))
-    return FALSE;
+    {
+      gst_object_unref (pool);
+      return NULL;
+    }
   config = gst_buffer_pool_get_config (pool);  /* the pool may have changed the size */
   gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
   gst_structure_free (config);
-  return TRUE;
+  return pool;
 }
 
 /* Upstream writes into buffers of our pool: CUDA memory on our stream. */
@@ -127,9 +140,8 @@ gst_ds_filter_propose_allocation (GstBaseTransform *trans,
                                   GstQuery         *decide_query,
                                   GstQuery         *query)
 {
-  GstDsFilter *self = GST_DS_FILTER (trans);
-  GstCaps *caps;
   GstBufferPool *pool;
+  GstCaps *caps;
   guint size = 0;
 
   gst_query_parse_allocation (query, &caps, NULL);
@@ -137,12 +149,8 @@ gst_ds_filter_propose_allocation (GstBaseTransform *trans,
     return FALSE;
   if (gst_query_get_n_allocation_pools (query) == 0)
     {
-      pool = is_cuda (caps) ? gst_cuda_buffer_pool_new (self->context) : gst_video_buffer_pool_new ();
-      if (!configure_pool (self, pool, caps, &size, 0, 0))
-        {
-          gst_object_unref (pool);
-          return FALSE;
-        }
+      if ((pool = configure_pool (GST_DS_FILTER (trans), NULL, caps, &size, 0, 0)) == NULL)
+        return FALSE;
       gst_query_add_allocation_pool (query, pool, size, 0, 0);
       gst_object_unref (pool);
     }
@@ -150,33 +158,21 @@ gst_ds_filter_propose_allocation (GstBaseTransform *trans,
   return TRUE;
 }
 
-/* Our output buffers: downstream's CUDA pool of our context, else ours. */
+/* Our output buffers: downstream's pool (for CUDA, one of our context), else ours. */
 static gboolean
 gst_ds_filter_decide_allocation (GstBaseTransform *trans,
                                  GstQuery         *query)
 {
-  GstDsFilter *self = GST_DS_FILTER (trans);
   GstBufferPool *pool = NULL;
   GstCaps *caps;
   guint size = 0, min = 0, max = 0;
-  gboolean have_pool = gst_query_get_n_allocation_pools (query) > 0;
 
   gst_query_parse_allocation (query, &caps, NULL);
-  if (caps == NULL)
-    return FALSE;
-  if (have_pool)
+  if (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
-  if (pool != NULL && is_cuda (caps) &&
-      (!GST_IS_CUDA_BUFFER_POOL (pool) || GST_CUDA_BUFFER_POOL (pool)->context != self->context))
-    gst_clear_object (&pool);
-  if (pool == NULL)
-    pool = is_cuda (caps) ? gst_cuda_buffer_pool_new (self->context) : gst_video_buffer_pool_new ();
-  if (!configure_pool (self, pool, caps, &size, min, max))
-    {
-      gst_object_unref (pool);
-      return FALSE;
-    }
-  if (have_pool)
+  if ((pool = configure_pool (GST_DS_FILTER (trans), pool, caps, &size, min, max)) == NULL)
+    return FALSE;
+  if (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
   else
     gst_query_add_allocation_pool (query, pool, size, min, max);
@@ -244,9 +240,8 @@ gst_ds_filter_transform (GstBaseTransform *trans,
 
   /* The output memory's stream, else the input's, else ours (1.24+); the
    * GPU waits where they differ. */
-  if (!ds_gst_stream_follow_buffers (self->stream, self->scratch, inbuf, outbuf, NULL))
-    return GST_FLOW_ERROR;
-  if (!gst_video_frame_map (&in, &self->info, inbuf, GST_MAP_READ | in_cuda))
+  if (!ds_gst_stream_follow_buffers (self->stream, self->scratch, inbuf, outbuf, NULL) ||
+      !gst_video_frame_map (&in, &self->info, inbuf, GST_MAP_READ | in_cuda))
     return GST_FLOW_ERROR;
   if (!gst_video_frame_map (&out, &self->info, outbuf, GST_MAP_WRITE | out_cuda))
     {
