@@ -503,6 +503,7 @@ test_counter (void)
   g_autoptr(DsAccessOrder) order = NULL;
   g_autoptr(GError) error = NULL;
   GstElement *pipeline, *identity;
+  GstMessage *msg;
   GstCudaContext *ctx;
   GstPad *pad;
   DsHostWaits w[6];
@@ -543,8 +544,10 @@ test_counter (void)
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, sync_probe_cb, stream, NULL);
   gst_object_unref (pad);
   g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_PLAYING), !=, GST_STATE_CHANGE_FAILURE);
-  gst_message_unref (gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline), 10 * GST_SECOND,
-                                                 GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline), 10 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  g_assert_nonnull (msg);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
+  gst_message_unref (msg);
   g_assert_cmpint (gst_element_set_state (pipeline, GST_STATE_NULL), ==, GST_STATE_CHANGE_SUCCESS);
   gst_object_unref (pipeline);
   ds_host_wait_counter_read (&w[4]);
