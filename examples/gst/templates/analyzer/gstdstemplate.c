@@ -3,9 +3,8 @@
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Posts the sum of each frame's luma as a "ds-template" message and passes
- * the frame on. The guide "ds in your CUDA element" (DsGst reference) walks
- * through it; ../filter is the template of an element that writes frames. */
+ * Posts the sum of each frame's luma as a "ds-template" message and passes the
+ * frame on, as the guide "ds in your CUDA element" describes. */
 
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
@@ -43,11 +42,6 @@ typedef struct
 } Result;
 
 G_DEFINE_FINAL_TYPE (GstDsTemplate, gst_ds_template, GST_TYPE_BASE_TRANSFORM)
-
-static GstStaticPadTemplate sink_template =
-  GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS));
-static GstStaticPadTemplate src_template =
-  GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS));
 
 /* Adds @delta to the results not posted yet; 0: waits (on a condition,
  * not by polling) until all are posted. */
@@ -199,7 +193,6 @@ gst_ds_template_transform_ip (GstBaseTransform *trans,
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
-/* A context from the application or the pipeline (neighbours find ours there too). */
 static void
 gst_ds_template_set_context (GstElement *element,
                              GstContext *context)
@@ -225,16 +218,17 @@ gst_ds_template_class_init (GstDsTemplateClass *klass)
 {
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCaps *caps = gst_caps_from_string (CAPS);
 
   G_OBJECT_CLASS (klass)->finalize = gst_ds_template_finalize;
   gst_element_class_set_static_metadata (element_class, "ds template", "Filter/Analyzer/Video/Hardware",
                                          "Sum of each frame's luma on a CUDA GPU, with ds scratch",
                                          "The ds authors");
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
   element_class->set_context = gst_ds_template_set_context;
   trans_class->passthrough_on_same_caps = TRUE;  /* in place, the buffer passed on as it is */
-  trans_class->transform_ip_on_passthrough = TRUE;
   trans_class->start = gst_ds_template_start;
   trans_class->stop = gst_ds_template_stop;
   trans_class->sink_event = gst_ds_template_sink_event;

@@ -4,10 +4,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Blurs the luma plane 3x3 and copies the others, in CUDA or system memory.
- * A GstBaseTransform with transform (), as GStreamer's CUDA filters are: a
- * GstVideoFilter maps frames for the host (it would download CUDA memory),
- * and one that overrides transform without transform_frame runs in place.
- */
+ * A GstBaseTransform, as GStreamer's CUDA filters are: a GstVideoFilter maps
+ * frames for the host, and runs in place with transform but no transform_frame. */
 
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
@@ -36,19 +34,6 @@ struct _GstDsFilter
 };
 
 G_DEFINE_FINAL_TYPE (GstDsFilter, gst_ds_filter, GST_TYPE_BASE_TRANSFORM)
-
-static GstStaticPadTemplate sink_template =
-  GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS));
-static GstStaticPadTemplate src_template =
-  GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS));
-
-static gboolean
-is_cuda (GstCaps *caps)
-{
-  GstCapsFeatures *features = gst_caps_get_features (caps, 0);
-
-  return features != NULL && gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-}
 
 static gboolean
 gst_ds_filter_start (GstBaseTransform *trans)
@@ -86,33 +71,34 @@ gst_ds_filter_set_caps (GstBaseTransform *trans,
   return gst_video_info_from_caps (&GST_DS_FILTER (trans)->info, incaps);
 }
 
-/* @pool (taken; NULL: a new one) configured for @caps; for CUDA caps, a
- * CUDA pool of our context, on GStreamer 1.24+ with a stream: the pool's
- * own (downstream's), else ours. NULL on failure. */
-static GstBufferPool *
-configure_pool (GstDsFilter   *self,
-                GstBufferPool *pool,
-                GstCaps       *caps,
-                guint         *size,
-                guint          min,
-                guint          max)
+/* Puts first in @query a pool for its caps: the query's first (downstream's;
+ * for CUDA caps only a CUDA pool of our context), else a new one; on 1.24+ a
+ * CUDA pool gets our stream unless it has one (downstream's). */
+static gboolean
+put_pool (GstDsFilter *self,
+          GstQuery    *query)
 {
+  GstBufferPool *pool = NULL;
   GstStructure *config;
+  GstCaps *caps;
   GstVideoInfo info;
+  guint size = 0, min = 0, max = 0;
+  gboolean cuda, ok;
 
+  gst_query_parse_allocation (query, &caps, NULL);
   if (caps == NULL || !gst_video_info_from_caps (&info, caps))
-    {
-      gst_clear_object (&pool);
-      return NULL;
-    }
-  if (pool != NULL && is_cuda (caps) &&
+    return FALSE;
+  cuda = gst_caps_features_contains (gst_caps_get_features (caps, 0), GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  if (pool != NULL && cuda &&
       (!GST_IS_CUDA_BUFFER_POOL (pool) || GST_CUDA_BUFFER_POOL (pool)->context != self->context))
     gst_clear_object (&pool);
   if (pool == NULL)
-    pool = is_cuda (caps) ? gst_cuda_buffer_pool_new (self->context) : gst_video_buffer_pool_new ();
+    pool = cuda ? gst_cuda_buffer_pool_new (self->context) : gst_video_buffer_pool_new ();
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  gst_buffer_pool_config_set_params (config, caps, MAX (*size, (guint) info.size), min, max);
+  gst_buffer_pool_config_set_params (config, caps, MAX (size, (guint) info.size), min, max);
 #if DS_GST_HAVE_CUDA_STREAM
   if (GST_IS_CUDA_BUFFER_POOL (pool))
     {
@@ -123,15 +109,18 @@ configure_pool (GstDsFilter   *self,
       gst_clear_cuda_stream (&stream);
     }
 #endif
-  if (!gst_buffer_pool_set_config (pool, config))
+  if ((ok = gst_buffer_pool_set_config (pool, config)))
     {
-      gst_object_unref (pool);
-      return NULL;
+      config = gst_buffer_pool_get_config (pool);  /* the pool may have changed the size */
+      gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+      gst_structure_free (config);
+      if (gst_query_get_n_allocation_pools (query) > 0)
+        gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+      else
+        gst_query_add_allocation_pool (query, pool, size, min, max);
     }
-  config = gst_buffer_pool_get_config (pool);  /* the pool may have changed the size */
-  gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
-  gst_structure_free (config);
-  return pool;
+  gst_object_unref (pool);
+  return ok;
 }
 
 /* Upstream writes into buffers of our pool: CUDA memory on our stream. */
@@ -140,47 +129,19 @@ gst_ds_filter_propose_allocation (GstBaseTransform *trans,
                                   GstQuery         *decide_query,
                                   GstQuery         *query)
 {
-  GstBufferPool *pool;
-  GstCaps *caps;
-  guint size = 0;
-
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (caps == NULL)
-    return FALSE;
-  if (gst_query_get_n_allocation_pools (query) == 0)
-    {
-      if ((pool = configure_pool (GST_DS_FILTER (trans), NULL, caps, &size, 0, 0)) == NULL)
-        return FALSE;
-      gst_query_add_allocation_pool (query, pool, size, 0, 0);
-      gst_object_unref (pool);
-    }
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  return TRUE;
+  return put_pool (GST_DS_FILTER (trans), query);
 }
 
-/* Our output buffers: downstream's pool (for CUDA, one of our context), else ours. */
 static gboolean
 gst_ds_filter_decide_allocation (GstBaseTransform *trans,
                                  GstQuery         *query)
 {
-  GstBufferPool *pool = NULL;
-  GstCaps *caps;
-  guint size = 0, min = 0, max = 0;
-
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
-  if ((pool = configure_pool (GST_DS_FILTER (trans), pool, caps, &size, min, max)) == NULL)
-    return FALSE;
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
-  else
-    gst_query_add_allocation_pool (query, pool, size, min, max);
-  gst_object_unref (pool);
-  return GST_BASE_TRANSFORM_CLASS (gst_ds_filter_parent_class)->decide_allocation (trans, query);
+  return put_pool (GST_DS_FILTER (trans), query) &&
+         GST_BASE_TRANSFORM_CLASS (gst_ds_filter_parent_class)->decide_allocation (trans, query);
 }
 
-/* Each plane, on the scratchpad's stream: system memory through device scratch. */
+/* Each plane on the scratchpad's stream; system memory through device scratch. */
 static gboolean
 queue_work (GstDsFilter   *self,
             GstVideoFrame *in,
@@ -190,41 +151,29 @@ queue_work (GstDsFilter   *self,
   cudaStream_t stream = ds_access_order_get_stream (ds_scratchpad_get_device_order (sp));
   gboolean in_dev = gst_is_cuda_memory (gst_buffer_peek_memory (in->buffer, 0));
   gboolean out_dev = gst_is_cuda_memory (gst_buffer_peek_memory (out->buffer, 0));
+  gboolean ok = TRUE;
 
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (in); p++)
+  for (guint p = 0; ok && p < GST_VIDEO_FRAME_N_PLANES (in); p++)
     {
       /* Bytes of a row: plane p starts with component p in these formats. */
       int w = GST_VIDEO_FRAME_COMP_WIDTH (in, p) * GST_VIDEO_FRAME_COMP_PSTRIDE (in, p);
       int h = GST_VIDEO_FRAME_COMP_HEIGHT (in, p);
-      const uint8_t *src = GST_VIDEO_FRAME_PLANE_DATA (in, p);
-      uint8_t *dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
-      int src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p), dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
-      uint8_t *src_dev = in_dev ? (uint8_t *) src : DS_SCRATCHPAD_ALLOC_DEVICE (sp, uint8_t, (gsize) w * h, NULL);
-      uint8_t *dst_dev = out_dev ? dst : DS_SCRATCHPAD_ALLOC_DEVICE (sp, uint8_t, (gsize) w * h, NULL);
-      int src_dev_stride = in_dev ? src_stride : w, dst_dev_stride = out_dev ? dst_stride : w;
+      int in_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in, p), out_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out, p);
+      uint8_t *src = GST_VIDEO_FRAME_PLANE_DATA (in, p), *dst = GST_VIDEO_FRAME_PLANE_DATA (out, p);
+      /* On the device: the frame's own memory, else scratch with rows w bytes apart. */
+      uint8_t *s = in_dev ? src : DS_SCRATCHPAD_ALLOC_DEVICE (sp, uint8_t, (gsize) w * h, NULL);
+      uint8_t *d = out_dev ? dst : DS_SCRATCHPAD_ALLOC_DEVICE (sp, uint8_t, (gsize) w * h, NULL);
+      uint16_t *tmp = p == 0 ? DS_SCRATCHPAD_ALLOC_DEVICE (sp, uint16_t, (gsize) w * h, NULL) : NULL;
+      int s_stride = in_dev ? in_stride : w, d_stride = out_dev ? out_stride : w;
 
-      if (src_dev == NULL || dst_dev == NULL ||
-          (!in_dev && cudaMemcpy2DAsync (src_dev, w, src, src_stride, w, h, cudaMemcpyHostToDevice,
-                                         stream) != cudaSuccess))
-        return FALSE;
-      if (p == 0)
-        {
-          uint16_t *tmp = DS_SCRATCHPAD_ALLOC_DEVICE (sp, uint16_t, (gsize) w * h, NULL);
-
-          if (tmp == NULL ||
-              ds_filter_blur (src_dev, src_dev_stride, dst_dev, dst_dev_stride, tmp, w, h, stream) != cudaSuccess)
-            return FALSE;
-        }
-      else if (cudaMemcpy2DAsync (dst_dev, dst_dev_stride, src_dev, src_dev_stride, w, h,
-                                  cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
-        {
-          return FALSE;
-        }
-      if (!out_dev && cudaMemcpy2DAsync (dst, dst_stride, dst_dev, w, w, h, cudaMemcpyDeviceToHost,
-                                         stream) != cudaSuccess)
-        return FALSE;
+      ok = s != NULL && d != NULL && (p > 0 || tmp != NULL) &&
+           (in_dev || cudaMemcpy2DAsync (s, w, src, in_stride, w, h, cudaMemcpyHostToDevice, stream) == cudaSuccess) &&
+           (p == 0 ? ds_filter_blur (s, s_stride, d, d_stride, tmp, w, h, stream)
+                   : cudaMemcpy2DAsync (d, d_stride, s, s_stride, w, h, cudaMemcpyDeviceToDevice,
+                                        stream)) == cudaSuccess &&
+           (out_dev || cudaMemcpy2DAsync (dst, out_stride, d, w, w, h, cudaMemcpyDeviceToHost, stream) == cudaSuccess);
     }
-  return TRUE;
+  return ok;
 }
 
 static GstFlowReturn
@@ -303,6 +252,7 @@ gst_ds_filter_class_init (GstDsFilterClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCaps *caps = gst_caps_from_string (CAPS);
 
   object_class->set_property = gst_ds_filter_set_property;
   object_class->get_property = gst_ds_filter_get_property;
@@ -312,10 +262,10 @@ gst_ds_filter_class_init (GstDsFilterClass *klass)
   gst_element_class_set_static_metadata (element_class, "ds filter", "Filter/Effect/Video/Hardware",
                                          "3x3 blur of the luma on a CUDA GPU, with ds scratch",
                                          "The ds authors");
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template (element_class, gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
   element_class->set_context = gst_ds_filter_set_context;
-  trans_class->passthrough_on_same_caps = FALSE;
   trans_class->start = gst_ds_filter_start;
   trans_class->stop = gst_ds_filter_stop;
   trans_class->set_caps = gst_ds_filter_set_caps;
