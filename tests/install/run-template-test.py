@@ -17,9 +17,10 @@
   3. loads each plugin with gst-inspect-1.0 (a registry of its own, no
      LD_LIBRARY_PATH: the prefix-built plugin finds libds through its
      RUNPATH), which must list the element;
-  4. links the filter from pkg-config alone, the guide's two commands
-     (nvcc, then cc ... $(pkg-config --cflags --libs ds-gst-1.0
-     ds-cudart-1.0 gstreamer-video-1.0) -Wl,--no-undefined), and loads it;
+  4. runs the guide's commands (each ```sh block of "Building against
+     it" in introspection/docs/gst-element.md, as written) in copies of the
+     filter against the prefix: the Meson build, and the link from
+     pkg-config alone with -Wl,--no-undefined; each loads the element;
   5. the prefix stays the prefix: the installed dstracers plugin loads from
      it without LD_LIBRARY_PATH, and tools/ds-memory-plot is installed.
 
@@ -58,6 +59,16 @@ def meson_cmd(path):
     if path.endswith(".py"):
         return [sys.executable, path]
     return [path]
+
+
+def guide_blocks(path):
+    """The ```sh blocks of the guide's section "Building against it"."""
+    text = open(path, encoding="utf-8").read()
+    start = text.index("\n## Building against it")
+    end = text.find("\n## ", start + 1)
+    section = text[start:end if end >= 0 else len(text)]
+    parts = section.split("```sh\n")[1:]
+    return [p.split("\n```", 1)[0] for p in parts]
 
 
 def main():
@@ -145,33 +156,31 @@ def main():
             inspect(build, element, "%s %s" % (folder, how))
             step("%s template, %s ds: configure, build, gst-inspect" % (folder, how), t0)
 
-    # --- 4. the filter from pkg-config alone -------------------------------
-    t0 = time.monotonic()
+    # --- 4. the guide's commands, as written --------------------------------
+    # Each ```sh block of "Building against it" in the guide, run by bash -e
+    # in a fresh copy of the filter with the prefix on PKG_CONFIG_PATH (and
+    # no LD_LIBRARY_PATH): the Meson build and the pkg-config-alone link
+    # with -Wl,--no-undefined, each loaded by its gst-inspect-1.0 dsfilter.
     src = os.path.join(srcroot, "examples", "gst", "templates", "filter")
-    manual = os.path.join(work, "filter-pkg-config")
-    shutil.copytree(src, manual)
-
-    def pc(*what):
-        r = run(["pkg-config"] + list(what), env=pc_env)
-        if r.returncode != 0:
-            failures.append("pkg-config %s failed" % " ".join(what))
-        return shlex.split(r.stdout)
-
-    nvcc = pc("--variable=nvcc", "ds-cudart-1.0")
-    gencode = pc("--variable=nvcc_gencode", "ds-cudart-1.0")
-    flags = pc("--cflags", "--libs", "ds-gst-1.0", "ds-cudart-1.0", "gstreamer-video-1.0")
-    if nvcc:
-        r = run(nvcc + ["-c", "ds-filter-kernel.cu", "-o", "ds-filter-kernel.o", "-O2",
-                        "-Xcompiler", "-fPIC"] + gencode, cwd=manual)
-        if r.returncode == 0:
-            r = run(["cc", "-shared", "-fPIC", "-o", "libgstdsfilter.so", "gstdsfilter.c",
-                     "ds-filter-kernel.o", '-DPACKAGE="dsfilter"', '-DVERSION="1.0"'] + flags +
-                    ["-Wl,--no-undefined", "-Wl,-rpath," + libdir], cwd=manual)
-        if r.returncode != 0:
-            failures.append("the filter does not link from pkg-config alone with -Wl,--no-undefined")
-        else:
-            inspect(manual, "dsfilter", "pkg-config alone")
-    step("filter from pkg-config alone: nvcc, cc, gst-inspect", t0)
+    guide = os.path.join(srcroot, "introspection", "docs", "gst-element.md")
+    # The commands say `meson` and `gst-inspect-1.0`: the ones this test was given.
+    tool_dirs = [os.path.dirname(os.path.abspath(t)) for t in (args.gst_inspect, args.meson)
+                 if os.path.isabs(t) and not t.endswith(".py")]
+    for i, block in enumerate(guide_blocks(guide)):
+        t0 = time.monotonic()
+        copy = os.path.join(work, "filter-guide-%d" % (i + 1))
+        shutil.copytree(src, copy)
+        env = dict(pc_env, GST_REGISTRY=os.path.join(work, "registry-guide-%d.bin" % (i + 1)),
+                   PATH=os.pathsep.join(tool_dirs + [pc_env.get("PATH", "")]))
+        r = run(["bash", "-ec", block], env=env, cwd=copy)
+        if r.returncode != 0 or "Factory Details" not in r.stdout:
+            failures.append("the guide's commands (block %d of \"Building against it\") fail "
+                            "in a copy of the filter" % (i + 1))
+        step("the guide's commands, block %d" % (i + 1), t0)
+    if not any(n.startswith("the guide's commands") for n, _ in times):
+        failures.append("no ```sh block under \"Building against it\" in %s" % guide)
+    elif not any("--no-undefined" in b for b in guide_blocks(guide)):
+        failures.append("the guide's commands do not link with -Wl,--no-undefined")
 
     # --- 5. the prefix stays the prefix ------------------------------------
     t0 = time.monotonic()
