@@ -252,9 +252,10 @@ test_run_views_keep_memory (Fixture       *f,
   g_assert_cmpuint (ds_scratchpad_get_held_by_exports (sp, DS_MEMORY_KIND_HOST), >=, 100);
   g_assert_cmpuint (ds_scratchpad_get_held_by_exports (sp, DS_MEMORY_KIND_HOST), ==,
                     ds_test_resource_get_live_bytes (f->host));
-  /* Released: the block is no longer valid for reads and writes through
-   * ds, but the memory stays for the view. */
-  g_assert_false (ds_block_is_valid (data.export));
+  /* Released: the export keeps its memory, so it stays valid (and can be
+   * exported again) while it lives. */
+  g_assert_true (ds_block_is_valid (data.export));
+  g_assert_true (ds_block_get_pointer (data.export) == data.viewed);
   g_assert_true (ds_test_resource_owns (f->host, data.viewed, 100));
   for (guint i = 0; i < 100; i++)
     g_assert_cmpuint (data.viewed[i], ==, 0x3c);
