@@ -22,7 +22,12 @@ allocation):
            kernel), while its memory goes back to ds and is taken again on
            the first stream: the reader must see the right bytes with the
            reader registration (hand_off, add_reader), and does not without
-  cupy     the churn with CuPy, its own pool against ds
+  cupy     the churn with CuPy, its own pool against ds (each run in a
+           process of its own)
+  trace    the churn once more under PyTorch's own allocator with its
+           memory history on: the sizes, streams and order of every
+           allocation and free, written to churn-trace.json (what the pool
+           simulation in tests/alloc replays); not timed
   memcheck compute-sanitizer --tool memcheck on a short whole-process run
 
 Usage (libds-alloc's folder on LD_LIBRARY_PATH, ds_alloc on PYTHONPATH):
@@ -294,42 +299,78 @@ def cupy_churn(cp, n=2000, seed=3, live=48, max_numel=2_000_000, on_tick=None):
     return {"n": n, "wrong": wrong, "us_per_array": elapsed / n * 1e6}
 
 
-def child_cupy():
+def stage(what):
+    """Where a child is, on stderr (in the log if it dies)."""
+    print("stage:", what, file=sys.stderr, flush=True)
+
+
+def child_cupy(form):
     import cupy as cp
     import ds_alloc
     import ds_alloc.cupy as dsc
-    result = {"mode": "cupy", "cupy": cp.__version__}
+    result = {"mode": "cupy", "form": form, "cupy": cp.__version__}
     cp.cuda.Device(0).use()
     result["device"] = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    pool = ds_alloc.Pool(0)
     cupy_pool = cp.get_default_memory_pool()
-    cupy_churn(cp, n=200)        # warm up kernels (compiled on first use)
+    stage("warm-up with CuPy's pool")
+    cupy_churn(cp, n=200)        # kernels are compiled on first use
     cupy_pool.free_all_blocks()
-    runs = []
-    for rnd in range(2):
+    if form == "native":
         total = [0]
 
         def sample_cupy():
             total[0] = max(total[0], cupy_pool.total_bytes())
 
+        stage("churn, CuPy's pool")
         r = cupy_churn(cp, on_tick=sample_cupy)
-        r.update(form="native", held_peak=total[0], held_after=cupy_pool.total_bytes())
-        runs.append(r)
-        cupy_pool.free_all_blocks()
+        r.update(held_peak=total[0], held_after=cupy_pool.total_bytes())
+    else:
+        pool = ds_alloc.Pool(0)
         held = [0]
 
         def sample_ds():
             held[0] = max(held[0], pool.stats()["bytes_held"])
 
+        stage("churn, ds")
         with dsc.scope(pool):
             r = cupy_churn(cp, on_tick=sample_ds)
+        stage("churn done")
         cp.cuda.Device().synchronize()
-        r.update(form="ds", held_peak=held[0], in_use_after=pool.stats()["bytes_in_use"],
-                 in_use_peak=pool.stats()["peak_bytes_in_use"])
-        runs.append(r)
-    result["runs"] = runs
-    result["live_blocks_end"] = ds_alloc.live_blocks()
+        s = pool.stats()
+        r.update(held_peak=held[0], in_use_after=s["bytes_in_use"],
+                 in_use_peak=s["peak_bytes_in_use"], ds_stats=s)
+        result["live_blocks_end"] = ds_alloc.live_blocks()
+    result.update(r)
+    stage("result")
     return result
+
+
+def child_trace():
+    """The churn under PyTorch's own allocator with its memory history:
+    [action, size, stream index, address] per event, in order."""
+    import torch
+    torch.cuda.init()
+    torch.cuda.memory._record_memory_history(max_entries=200_000, context=None,
+                                             stacks="python")
+    r = churn(torch)
+    snap = torch.cuda.memory._snapshot()
+    torch.cuda.memory._record_memory_history(enabled=None)
+    trace = snap["device_traces"][0]
+    streams = {}
+    events = []
+    for e in trace:
+        if e["action"] not in ("alloc", "free_completed", "segment_alloc", "segment_free"):
+            continue
+        sid = streams.setdefault(e.get("stream", 0), len(streams))
+        events.append([e["action"], e["size"], sid, e["addr"]])
+    out = os.environ.get("DS_CHECK_OUT", ".")
+    with open(os.path.join(out, "churn-trace.json"), "w") as f:
+        json.dump({"torch": torch.__version__, "device": torch.cuda.get_device_name(0),
+                   "reserved_peak": torch.cuda.max_memory_reserved(),
+                   "allocated_peak": torch.cuda.max_memory_allocated(),
+                   "events": events}, f)
+    return {"mode": "trace", "n_events": len(events), "wrong": r["wrong"],
+            "device": torch.cuda.get_device_name(0)}
 
 
 def child_memcheck():
@@ -352,10 +393,14 @@ def child_memcheck():
 
 
 def run_child(name):
+    import faulthandler
+    faulthandler.enable(all_threads=True)
     if name == "scoped":
         r = child_scoped()
-    elif name == "cupy":
-        r = child_cupy()
+    elif name.startswith("cupy:"):
+        r = child_cupy(name.split(":")[1])
+    elif name == "trace":
+        r = child_trace()
     elif name == "memcheck":
         r = child_memcheck()
     else:
@@ -370,7 +415,7 @@ def spawn(args, out_dir, name, log, timeout, prefix=()):
     cmd = list(prefix) + [sys.executable, os.path.abspath(__file__), "--child", name]
     t0 = time.time()
     try:
-        env = dict(os.environ, PYTHONFAULTHANDLER="1")
+        env = dict(os.environ, PYTHONFAULTHANDLER="1", DS_CHECK_OUT=os.path.abspath(out_dir))
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
         text, rc = p.stdout + p.stderr, p.returncode
     except subprocess.TimeoutExpired as e:
@@ -397,6 +442,8 @@ def main():
     ap.add_argument("--child")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--skip-memcheck", action="store_true")
+    ap.add_argument("--budget", type=float, default=280,
+                    help="seconds for everything; children that no longer fit are skipped")
     ap.add_argument("--only", nargs="*", help="run only these children (e.g. cupy "
                     "native:churn process:churn)")
     args = ap.parse_args()
@@ -414,21 +461,34 @@ def main():
         for workload in ("train", "churn"):
             for mode in ("native", "process"):
                 order.append("%s:%s" % (mode, workload))
-    order += ["process-tight:train", "process-tight:churn", "scoped", "cupy"]
+    order += ["process-tight:train", "process-tight:churn", "scoped"]
+    order += ["cupy:native", "cupy:ds"] * 2
     if args.only:
-        order = [n for n in order if n in args.only]
+        order = [n for n in order if n in args.only or n.split(":")[0] in args.only]
+    start = time.time()
+
+    def left():
+        return args.budget - (time.time() - start)
+
     for name in order:
-        results.setdefault(name, []).append(spawn(args, args.out, name, log, 120))
-        print("done", name, "rc", results[name][-1]["rc"], flush=True)
+        if left() < 80:           # what memcheck and one more child need
+            print("skipped", name, "(out of time)", flush=True)
+            continue
+        results.setdefault(name, []).append(spawn(args, args.out, name, log, 60))
+        print("done", name, "rc", results[name][-1]["rc"],
+              "%.0f s" % (time.time() - start), flush=True)
 
     if not args.skip_memcheck and shutil.which("compute-sanitizer") and \
        (not args.only or "memcheck" in args.only):
         mc_log = os.path.join(args.out, "memcheck.log")
-        r = spawn(args, args.out, "memcheck", log, 150,
+        r = spawn(args, args.out, "memcheck", log, min(60, left()),
                   prefix=["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "1",
                           "--print-limit", "20", "--log-file", mc_log])
         results["memcheck"] = [r]
-        print("done memcheck rc", r["rc"], flush=True)
+        print("done memcheck rc", r["rc"], "%.0f s" % (time.time() - start), flush=True)
+    if (not args.only or "trace" in args.only) and left() > 25:
+        results["trace"] = [spawn(args, args.out, "trace", log, left() - 5)]
+        print("done trace rc", results["trace"][-1]["rc"], flush=True)
     with open(os.path.join(args.out, "ds-alloc-gpu.json"), "w") as f:
         json.dump(results, f, indent=1)
 
@@ -480,6 +540,13 @@ def main():
             "%.2f" % (ds_c[0]["ds_held_peak"] / max(1, nat_c[0]["torch_reserved_peak"])))
         row("churn in-use peak: torch allocated | ds in use",
             fmt_mib(nat_c[0]["torch_allocated_peak"]), fmt_mib(ds_c[0]["ds_in_use_peak"]))
+        for r in ds_c:
+            st = r["ds_stats"]
+            row("churn ds pool: upstream allocations | deallocations | hits | events "
+                "recorded | event queries | stream waits | bytes pending at end",
+                st["upstream_allocations"], st["upstream_deallocations"], st["cache_hits"],
+                st["events_recorded"], st["event_queries"], st["stream_waits"],
+                fmt_mib(st["bytes_pending"]))
         g0, g1 = ds_c[0].get("gate_none"), ds_c[0].get("gate_hand_off")
         row("gate, whole process: right bytes without | with hand_off (memory taken again)",
             g0, "|", g1)
@@ -517,20 +584,27 @@ def main():
     else:
         ok = False
         row("scoped", "FAILED (see log)")
-    cu = get("cupy", 0)
-    if cu:
-        runs = cu["runs"]
-        wrong = sum(r["wrong"] for r in runs)
+    cn, cd = get("cupy:native"), get("cupy:ds")
+    if cn and cd:
+        wrong = sum(r["wrong"] for r in cn + cd)
         ok &= wrong == 0
-        row("cupy churn 2000 arrays, 2 streams: wrong sums", wrong)
+        row("cupy churn 2000 arrays, 2 streams: wrong sums (all runs)", wrong)
         row("cupy us/array native | ds",
-            " ".join("%.1f" % r["us_per_array"] for r in runs if r["form"] == "native"), "|",
-            " ".join("%.1f" % r["us_per_array"] for r in runs if r["form"] == "ds"))
-        row("cupy memory: cupy pool peak | ds held peak",
-            fmt_mib(runs[0]["held_peak"]), fmt_mib(runs[1]["held_peak"]))
+            " ".join("%.1f" % r["us_per_array"] for r in cn), "|",
+            " ".join("%.1f" % r["us_per_array"] for r in cd))
+        row("cupy memory: cupy pool peak | ds held peak | ds in-use peak",
+            fmt_mib(cn[0]["held_peak"]), fmt_mib(cd[0]["held_peak"]),
+            fmt_mib(cd[0]["in_use_peak"]))
+        row("cupy ds: in use after the scope | live blocks at the end",
+            fmt_mib(cd[0]["in_use_after"]), cd[0]["live_blocks_end"])
     else:
         ok = False
-        row("cupy", "FAILED (see log)")
+        row("cupy", "FAILED (see log): rc %s" % [r["rc"] for r in
+                                                 results.get("cupy:native", []) +
+                                                 results.get("cupy:ds", [])])
+    tr = get("trace", 0)
+    if tr:
+        row("churn trace (PyTorch's allocator): events | wrong", tr["n_events"], tr["wrong"])
     mc = results.get("memcheck", [None])[0]
     if mc is not None:
         row("compute-sanitizer memcheck (rc, 0 = no error)", mc["rc"],
