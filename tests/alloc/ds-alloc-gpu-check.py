@@ -24,6 +24,9 @@ allocation):
            reader registration (hand_off, add_reader), and does not without
   cupy     the churn with CuPy, its own pool against ds (each run in a
            process of its own)
+  costs    what the churn's CUDA calls cost one by one: cudaMalloc and
+           cudaFree of small and large blocks, an event record and query,
+           a stream query, a ds allocate/deallocate pair through ctypes
   trace    the churn once more under PyTorch's own allocator with its
            memory history on: the sizes, streams and order of every
            allocation and free, written to churn-trace.json (what the pool
@@ -345,6 +348,53 @@ def child_cupy(form):
     return result
 
 
+def child_costs():
+    import ctypes
+    import cupy as cp
+    import ds_alloc
+    from ds_alloc import _lib
+    rt = cp.cuda.runtime
+    cp.cuda.Device(0).use()
+    out = {"mode": "costs", "device": rt.getDeviceProperties(0)["name"].decode()}
+
+    def per_call(fn, n):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        return (time.perf_counter() - t0) / n * 1e6
+
+    rt.free(rt.malloc(1 << 20))
+    for size, n in ((256, 2000), (4 << 20, 100), (8 << 20, 100)):
+        ptrs = []
+        t0 = time.perf_counter()
+        for _ in range(n):
+            ptrs.append(rt.malloc(size))
+        out["cudaMalloc_us_%d" % size] = (time.perf_counter() - t0) / n * 1e6
+        t0 = time.perf_counter()
+        for p in ptrs:
+            rt.free(p)
+        out["cudaFree_us_%d" % size] = (time.perf_counter() - t0) / n * 1e6
+    s = cp.cuda.Stream(non_blocking=True)
+    e = cp.cuda.Event(disable_timing=True)
+    out["eventRecord_us"] = per_call(lambda: rt.eventRecord(e.ptr, s.ptr), 2000)
+    out["eventQuery_us"] = per_call(lambda: rt.eventQuery(e.ptr), 2000)
+    out["streamQuery_us"] = per_call(lambda: rt.streamQuery(s.ptr), 2000)
+    lib = _lib._load()
+    pool = ds_alloc.Pool(0)
+    out["ctypes_call_us"] = per_call(lambda: lib.ds_alloc_get_n_blocks(), 5000)
+    sp = ctypes.c_void_p(s.ptr)
+
+    def pair():
+        p = lib.ds_alloc_allocate(pool, 4096, 0, sp, None)
+        lib.ds_alloc_deallocate(p, None)
+
+    pair()
+    out["ds_pair_4k_us"] = per_call(pair, 5000)
+    out["ds_stats"] = pool.stats()
+    s.synchronize()
+    return out
+
+
 def child_trace():
     """The churn under PyTorch's own allocator with its memory history:
     [action, size, stream index, address] per event, in order."""
@@ -401,6 +451,8 @@ def run_child(name):
         r = child_cupy(name.split(":")[1])
     elif name == "trace":
         r = child_trace()
+    elif name == "costs":
+        r = child_costs()
     elif name == "memcheck":
         r = child_memcheck()
     else:
@@ -463,6 +515,7 @@ def main():
                 order.append("%s:%s" % (mode, workload))
     order += ["process-tight:train", "process-tight:churn", "scoped"]
     order += ["cupy:native", "cupy:ds"] * 2
+    order += ["costs"]
     if args.only:
         order = [n for n in order if n in args.only or n.split(":")[0] in args.only]
     start = time.time()
@@ -602,6 +655,10 @@ def main():
         row("cupy", "FAILED (see log): rc %s" % [r["rc"] for r in
                                                  results.get("cupy:native", []) +
                                                  results.get("cupy:ds", [])])
+    co = get("costs", 0)
+    if co:
+        row("CUDA call costs, us: " + ", ".join(
+            "%s %.1f" % (k, v) for k, v in co.items() if k.endswith("_us") or "_us_" in k))
     tr = get("trace", 0)
     if tr:
         row("churn trace (PyTorch's allocator): events | wrong", tr["n_events"], tr["wrong"])
