@@ -203,6 +203,8 @@ def child_torch(mode, workload):
         result["gate_none"] = gate(torch, ds_alloc, "process", "none")
         result["gate_hand_off"] = gate(torch, ds_alloc, "process", "hand_off")
 
+    if pool is not None:
+        ds_alloc.reset_peak_bytes()
     if workload == "train":
         losses, times = train(torch, on_step=sample)
         result["losses"] = losses
@@ -213,7 +215,8 @@ def child_torch(mode, workload):
     if pool is not None:
         s = pool.stats()
         result["ds_held_peak"] = held[0]
-        result["ds_in_use_peak"] = s["peak_bytes_in_use"]
+        result["ds_in_use_peak"] = ds_alloc.peak_bytes()
+        result["ds_demand_peak"] = s["peak_bytes_in_use"]
         result["ds_stats"] = s
     else:
         result["torch_reserved_peak"] = torch.cuda.max_memory_reserved()
@@ -464,10 +467,19 @@ def run_child(name):
 # --- the driver ------------------------------------------------------------
 
 def spawn(args, out_dir, name, log, timeout, prefix=()):
-    cmd = list(prefix) + [sys.executable, os.path.abspath(__file__), "--child", name]
+    """Runs child @name; a name "MODE@VARIANT:WORKLOAD" runs MODE:WORKLOAD
+    with the libraries of that --variant first on LD_LIBRARY_PATH."""
+    child, variant = name, None
+    if "@" in name:
+        mode, workload = name.split(":")
+        mode, variant = mode.split("@")
+        child = mode + ":" + workload
+    cmd = list(prefix) + [sys.executable, os.path.abspath(__file__), "--child", child]
     t0 = time.time()
     try:
         env = dict(os.environ, PYTHONFAULTHANDLER="1", DS_CHECK_OUT=os.path.abspath(out_dir))
+        if variant:
+            env["LD_LIBRARY_PATH"] = args.variants[variant] + ":" + env.get("LD_LIBRARY_PATH", "")
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
         text, rc = p.stdout + p.stderr, p.returncode
     except subprocess.TimeoutExpired as e:
@@ -496,9 +508,14 @@ def main():
     ap.add_argument("--skip-memcheck", action="store_true")
     ap.add_argument("--budget", type=float, default=280,
                     help="seconds for everything; children that no longer fit are skipped")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME=LIBDIR",
+                    help="also run the whole-process churn and training with the libraries "
+                    "in LIBDIR (another libds, say) first on LD_LIBRARY_PATH, in the same "
+                    "alternation")
     ap.add_argument("--only", nargs="*", help="run only these children (e.g. cupy "
                     "native:churn process:churn)")
     args = ap.parse_args()
+    args.variants = dict(v.split("=", 1) for v in args.variant)
     if args.child:
         run_child(args.child)
         return 0
@@ -511,7 +528,7 @@ def main():
     order = []
     for rnd in range(2):          # alternating: PyTorch's own, then ds
         for workload in ("train", "churn"):
-            for mode in ("native", "process"):
+            for mode in ["native", "process"] + ["process@" + v for v in args.variants]:
                 order.append("%s:%s" % (mode, workload))
     order += ["process-tight:train", "process-tight:churn", "scoped"]
     order += ["cupy:native", "cupy:ds"] * 2
@@ -519,6 +536,7 @@ def main():
     if args.only:
         order = [n for n in order if n in args.only or n.split(":")[0] in args.only]
     start = time.time()
+    log.write("variants: %s\n" % args.variants)
 
     def left():
         return args.budget - (time.time() - start)
@@ -570,8 +588,9 @@ def main():
         row("train memory: torch reserved peak | ds held peak | ratio",
             fmt_mib(nat_t[0]["torch_reserved_peak"]), fmt_mib(ds_t[0]["ds_held_peak"]),
             "%.2f" % (ds_t[0]["ds_held_peak"] / max(1, nat_t[0]["torch_reserved_peak"])))
-        row("train in-use peak: torch allocated | ds in use",
-            fmt_mib(nat_t[0]["torch_allocated_peak"]), fmt_mib(ds_t[0]["ds_in_use_peak"]))
+        row("train in-use peak: torch allocated | ds handed out | ds pool demand (with pending)",
+            fmt_mib(nat_t[0]["torch_allocated_peak"]), fmt_mib(ds_t[0]["ds_in_use_peak"]),
+            fmt_mib(ds_t[0].get("ds_demand_peak")))
     else:
         ok = False
         row("train", "FAILED (see log)")
@@ -588,11 +607,15 @@ def main():
         row("churn us/tensor native | ds process",
             " ".join("%.1f" % r["us_per_tensor"] for r in nat_c), "|",
             " ".join("%.1f" % r["us_per_tensor"] for r in ds_c))
-        row("churn memory: torch reserved peak | ds held peak | ratio",
-            fmt_mib(nat_c[0]["torch_reserved_peak"]), fmt_mib(ds_c[0]["ds_held_peak"]),
-            "%.2f" % (ds_c[0]["ds_held_peak"] / max(1, nat_c[0]["torch_reserved_peak"])))
-        row("churn in-use peak: torch allocated | ds in use",
-            fmt_mib(nat_c[0]["torch_allocated_peak"]), fmt_mib(ds_c[0]["ds_in_use_peak"]))
+        row("churn memory: torch reserved peak (per run) | ds held peak (per run) | ratio "
+            "(worst)",
+            " ".join(fmt_mib(r["torch_reserved_peak"]) for r in nat_c), "|",
+            " ".join(fmt_mib(r["ds_held_peak"]) for r in ds_c), "|",
+            "%.2f" % (max(r["ds_held_peak"] for r in ds_c) /
+                      max(1, min(r["torch_reserved_peak"] for r in nat_c))))
+        row("churn in-use peak: torch allocated | ds handed out | ds pool demand (with pending)",
+            fmt_mib(nat_c[0]["torch_allocated_peak"]), fmt_mib(ds_c[0]["ds_in_use_peak"]),
+            fmt_mib(ds_c[0].get("ds_demand_peak")))
         for r in ds_c:
             st = r["ds_stats"]
             row("churn ds pool: upstream allocations | deallocations | hits | events "
@@ -607,6 +630,30 @@ def main():
     else:
         ok = False
         row("churn", "FAILED (see log)")
+    for v in args.variants:
+        vt, vc = get("process@%s:train" % v), get("process@%s:churn" % v)
+        if vt and nat_t:
+            same = all(r["losses"] == nat_t[0]["losses"] for r in vt)
+            ok &= same
+            row("[%s] train: losses bitwise identical | ms/step | held peak | ratio to torch "
+                "reserved" % v, same, " ".join("%.2f" % r["ms_per_step"] for r in vt),
+                " ".join(fmt_mib(r["ds_held_peak"]) for r in vt),
+                "%.2f" % (max(r["ds_held_peak"] for r in vt) /
+                          max(1, min(r["torch_reserved_peak"] for r in nat_t))))
+        if vc and nat_c:
+            wrong = sum(r["wrong"] for r in vc)
+            ok &= wrong == 0
+            row("[%s] churn: wrong sums | us/tensor | held peak | ratio to torch reserved (worst) "
+                "| handed-out peak | upstream allocations" % v, wrong,
+                " ".join("%.1f" % r["us_per_tensor"] for r in vc),
+                " ".join(fmt_mib(r["ds_held_peak"]) for r in vc),
+                "%.2f" % (max(r["ds_held_peak"] for r in vc) /
+                          max(1, min(r["torch_reserved_peak"] for r in nat_c))),
+                fmt_mib(vc[0]["ds_in_use_peak"]),
+                " ".join(str(r["ds_stats"]["upstream_allocations"]) for r in vc))
+        if not vc or not vt:
+            row("[%s]" % v, "FAILED (see log)")
+            ok = False
     tc = get("process-tight:churn", 0)
     if tc:
         row("churn ds tight pool: us/tensor | held peak | wrong",
