@@ -157,8 +157,8 @@ ds_pool_shard_pick_locked (DsPoolShard         *shard,
 /* A block of @request's classes that its order may use now, taken out of
  * the shard, or NULL; its stream reference goes to *@ss_out. When its
  * size class has none, a block of one of the DS_POOL_FIT_CLASSES classes
- * above (the smallest there is) rather than a new one from upstream.
- * Called with the lock held. */
+ * above (of the smallest class that has one) rather than a new one from
+ * upstream. Called with the lock held. */
 static inline DsPoolBlock *
 ds_pool_shard_take_locked (DsPoolShard          *shard,
                            const DsPoolRequest  *request,
