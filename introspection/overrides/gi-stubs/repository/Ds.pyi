@@ -489,6 +489,8 @@ class RecorderEvent(GObject.GEnum):
     RELEASE: RecorderEvent
     MARK: RecorderEvent
     LOST: RecorderEvent
+    EXPORT_HOLD: RecorderEvent
+    EXPORT_RETURN: RecorderEvent
 
 
 class RecorderSample(GObject.GBoxed):
