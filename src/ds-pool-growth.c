@@ -14,15 +14,15 @@
  * once their stream work is done.
  *
  * Well before that bound, a miss in a stream's order first reuses what
- * another stream gave back once the pool holds more than 1.5 times the
- * bytes in use (handed out; pending releases not counted): a cached block
- * of its classes whose fence has an event, behind a stream wait for it.
- * Demand counts the releases nobody checked yet, so on two streams that
- * give back blocks while their kernels run it stays far above what is in
- * use, and twice its peak never binds: without this, each stream's
- * releases would grow the pool toward a peak of its own. The host never
- * waits here, and a release without an event (whose stream may be gone) is
- * left alone.
+ * another stream gave back once the pool holds more than its release
+ * threshold and 1.5 times the bytes in use (handed out; pending releases
+ * not counted): a cached block of its classes whose fence has an event,
+ * behind a stream wait for it. Demand counts the releases nobody checked
+ * yet, so on two streams that give back blocks while their kernels run it
+ * stays far above what is in use, and twice its peak never binds: without
+ * this, each stream's releases would grow the pool toward a peak of its
+ * own. The host never waits here, and a release without an event (whose
+ * stream may be gone) is left alone.
  *
  * Giving memory back on its own: every DS_POOL_RELEASE_CHECK_EVERY blocks
  * given back to a shard, the thread that gave the last one reads the
@@ -303,10 +303,12 @@ take_pending_locked (DsPoolResource      *self,
   return NULL;
 }
 
-/* What the pool holds, beyond which a miss in a stream's order reuses a
- * block another stream gave back (behind a stream wait) rather than take a
- * new one from upstream: this many eighths of the bytes in use (handed out,
- * pending releases not counted) with the request. */
+/* What the pool holds (beyond its release threshold: below, memory is
+ * cheaper than a stream waiting for another), beyond which a miss in a
+ * stream's order reuses a block another stream gave back (behind a stream
+ * wait) rather than take a new one from upstream: this many eighths of the
+ * bytes in use (handed out, pending releases not counted) with the
+ * request. */
 #define DS_POOL_REUSE_EIGHTHS 12
 
 /* The oldest block of @bin that @order's stream may use behind a stream
@@ -456,7 +458,8 @@ ds_pool_grow (DsPoolResource       *self,
       for (guint i = 0; i <= self->shard_mask; i++)
         in_use += __atomic_load_n (&self->shards[i]->demand, __ATOMIC_RELAXED) -
                   (gint64) __atomic_load_n (&self->shards[i]->pending, __ATOMIC_RELAXED);
-      if ((self->held + up_size) * 8 > (guint64) MAX (in_use, 0) * DS_POOL_REUSE_EIGHTHS &&
+      if (self->held + up_size > __atomic_load_n (&self->release_threshold, __ATOMIC_RELAXED) &&
+          (self->held + up_size) * 8 > (guint64) MAX (in_use, 0) * DS_POOL_REUSE_EIGHTHS &&
           (b = take_waitable_locked (self, request)) != NULL)
         {
           g_mutex_unlock (&self->grow_lock);
