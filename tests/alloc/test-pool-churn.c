@@ -699,6 +699,78 @@ test_churn_memory (void)
     }
 }
 
+#if HAVE_CUDA
+/* Takes @size bytes in @order's stream and queues a kernel of @ns on it. */
+static gpointer
+take_and_run (DsMemoryResource    *pool,
+              gsize                size,
+              const DsAccessOrder *order,
+              guint                s,
+              gint64               ns)
+{
+  g_autoptr(GError) error = NULL;
+  gpointer p = ds_memory_resource_allocate_async (pool, size, 256, order, &error);
+
+  g_assert_no_error (error);
+  gpu_launch (s, (gsize) ns * (gsize) gpu.model->bytes_per_ns);
+  return p;
+}
+
+static void
+test_reuse_behind_wait (void)
+{
+  g_autoptr(TestAddressResource) up = g_object_new (TEST_TYPE_ADDRESS_RESOURCE, NULL);
+  g_autoptr(DsMemoryResource) pool = NULL;
+  DsAccessOrder a, b;
+  DsPoolStats stats;
+  gpointer first, again, unfenced, other;
+  gint64 a_tail;
+
+  g_test_summary ("A miss on one stream in a pool over its release threshold and 1.5 times "
+                  "what is in use takes a block another stream gave back while its kernel "
+                  "ran, behind a stream wait for its event (the host does not wait), and "
+                  "leaves a block given back without an event alone");
+
+  gpu_reset (&models[1]);
+  ds_access_order_init_stream (&a, &gpu.streams[0], 0);
+  ds_access_order_init_stream (&b, &gpu.streams[1], 0);
+  pool = ds_pool_resource_new (DS_MEMORY_RESOURCE (up));
+  ds_pool_resource_set_release_threshold (DS_POOL_RESOURCE (pool), 0);
+  gpu.hot = TRUE;
+
+  /* Stream A's first release is checked: its kernel runs, so an event. */
+  first = take_and_run (pool, MiB, &a, 0, 1000000);
+  g_assert_true (ds_memory_resource_deallocate_async (pool, first, MiB, 256, &a, NULL));
+  a_tail = gpu.streams[0].tail;
+  again = take_and_run (pool, MiB, &b, 1, 1000);
+  ds_pool_resource_get_stats (DS_POOL_RESOURCE (pool), &stats);
+  g_assert_true (again == first);
+  g_assert_cmpuint (stats.stream_waits, ==, 1);
+  g_assert_cmpuint (stats.upstream_allocations, ==, 1);
+  /* B's kernel runs after A's. */
+  g_assert_cmpint (gpu.streams[1].tail, >, a_tail);
+
+  /* Its second release is not checked (no other stream has asked for its
+   * blocks 8 times): no event, and B takes new memory. */
+  unfenced = take_and_run (pool, 2 * MiB, &a, 0, 1000000);
+  g_assert_true (ds_memory_resource_deallocate_async (pool, unfenced, 2 * MiB, 256, &a, NULL));
+  other = take_and_run (pool, 2 * MiB, &b, 1, 1000);
+  ds_pool_resource_get_stats (DS_POOL_RESOURCE (pool), &stats);
+  g_assert_true (other != unfenced);
+  g_assert_cmpuint (stats.stream_waits, ==, 1);
+  g_assert_cmpuint (stats.upstream_allocations, ==, 3);
+  g_assert_cmpuint (gpu.host_waits, ==, 0);
+
+  gpu.hot = FALSE;
+  g_assert_true (ds_memory_resource_deallocate_async (pool, again, MiB, 256, &b, NULL));
+  g_assert_true (ds_memory_resource_deallocate_async (pool, other, 2 * MiB, 256, &b, NULL));
+  g_assert_finalize_object (g_steal_pointer (&pool));
+  ds_clock_set_for_testing (NULL);
+  g_assert_cmpuint (up->held, ==, 0);
+  g_assert_cmpuint (up->mismatches, ==, 0);
+}
+#endif
+
 int
 main (int    argc,
       char **argv)
@@ -706,6 +778,9 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/alloc/pool/churn-memory", test_churn_memory);
+#if HAVE_CUDA
+  g_test_add_func ("/alloc/pool/reuse-behind-wait", test_reuse_behind_wait);
+#endif
 
   return g_test_run ();
 }
