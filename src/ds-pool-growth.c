@@ -13,6 +13,17 @@
  * and largest first. Blocks too large to cache go straight back upstream
  * once their stream work is done.
  *
+ * Well before that bound, a miss in a stream's order first reuses what
+ * another stream gave back once the pool holds more than its release
+ * threshold and 1.5 times the bytes in use (handed out; pending releases
+ * not counted): a cached block of its classes whose fence has an event,
+ * behind a stream wait for it. Demand counts the releases nobody checked
+ * yet, so on two streams that give back blocks while their kernels run it
+ * stays far above what is in use, and twice its peak never binds: without
+ * this, each stream's releases would grow the pool toward a peak of its
+ * own. The host never waits here, and a release without an event (whose
+ * stream may be gone) is left alone.
+ *
  * Giving memory back on its own: every DS_POOL_RELEASE_CHECK_EVERY blocks
  * given back to a shard, the thread that gave the last one reads the
  * clock. The pool counts epochs, each at least an eighth of its idle
@@ -292,6 +303,85 @@ take_pending_locked (DsPoolResource      *self,
   return NULL;
 }
 
+/* What the pool holds (beyond its release threshold: below, memory is
+ * cheaper than a stream waiting for another), beyond which a miss in a
+ * stream's order reuses a block another stream gave back (behind a stream
+ * wait) rather than take a new one from upstream: this many eighths of the
+ * bytes in use (handed out, pending releases not counted) with the
+ * request. */
+#define DS_POOL_REUSE_EIGHTHS 12
+
+/* The oldest block of @bin that @order's stream may use behind a stream
+ * wait, without the host waiting: its fence known complete or with an
+ * event (the releasing stream's handle is not used: it may be gone). */
+static DsPoolBlock *
+oldest_waitable (DsPoolBin *bin)
+{
+  guint n = 0;
+
+  if (bin->tail != NULL)
+    return bin->tail;
+  for (DsPoolBlock *b = bin->fenced_tail; b != NULL && n < 32; b = b->prev, n++)
+    if (b->seq != DS_FENCE_LOST && ds_stream_state_is_fenced (b->ss, b->seq))
+      return b;
+
+  return NULL;
+}
+
+/* Before the pool grows past DS_POOL_REUSE_EIGHTHS of what is in use: a
+ * cached block of @request's classes (or the DS_POOL_FIT_CLASSES above)
+ * that another stream gave back and whose fence has an event, taken out;
+ * the requesting stream is made to wait for that event (on the GPU: the
+ * host never waits here). Called with grow_lock held. */
+static DsPoolBlock *
+take_waitable_locked (DsPoolResource      *self,
+                      const DsPoolRequest *request)
+{
+  guint last = MIN (request->cls + DS_POOL_FIT_CLASSES, DS_POOL_N_SIZE_CLASSES - 1);
+
+  for (guint i = 0; i <= self->shard_mask; i++)
+    {
+      DsPoolShard *shard = self->shards[(request->home + i) & self->shard_mask];
+      DsStreamState *ss = NULL;
+      DsPoolBlock *b = NULL;
+      guint64 seq = 0;
+
+      if (ds_pool_shard_peek_n_cached (shard) == 0 || shard->bins[request->ac] == NULL)
+        continue;
+
+      ds_pool_shard_lock (shard);
+      for (guint cls = request->cls; cls <= last && b == NULL; cls++)
+        {
+          DsPoolBin *bin = &shard->bins[request->ac][cls];
+
+          b = oldest_waitable (bin);
+          if (b != NULL)
+            {
+              seq = b->seq;
+              ds_pool_shard_take_block_locked (shard, bin, b, &ss);
+              ds_pool_block_hand_out (b, request->size, request->alignment, request->home);
+            }
+        }
+      ds_pool_shard_unlock (shard);
+
+      if (b == NULL)
+        continue;
+      if (ss == NULL || ds_stream_state_matches (ss, request->order) ||
+          ds_stream_state_make_wait (ss, seq, request->order, &self->grow_cuda))
+        {
+          if (ss != NULL)
+            ds_stream_state_unref (ss);
+          return b;
+        }
+
+      /* Its work will never finish (a failed device): hold it back. */
+      ds_stream_state_unref (ss);
+      ds_pool_registry_remove (self->registry, b);
+    }
+
+  return NULL;
+}
+
 /* Takes a block for @request from upstream, in the pool's device and
  * context; once more after giving back everything cached if upstream is
  * out of memory. */
@@ -359,6 +449,24 @@ ds_pool_grow (DsPoolResource       *self,
   /* The peak this request makes, if it succeeds. */
   wanted = ds_pool_total_demand (self) + (gint64) request->demand;
   bound = 2 * MAX (__atomic_load_n (&self->peak, __ATOMIC_RELAXED), (guint64) MAX (wanted, 0));
+  if (request->order != NULL && request->cls != DS_POOL_NO_CLASS &&
+      self->kind != DS_MEMORY_KIND_HOST)
+    {
+      gint64 in_use = (gint64) request->demand;
+      DsPoolBlock *b;
+
+      for (guint i = 0; i <= self->shard_mask; i++)
+        in_use += __atomic_load_n (&self->shards[i]->demand, __ATOMIC_RELAXED) -
+                  (gint64) __atomic_load_n (&self->shards[i]->pending, __ATOMIC_RELAXED);
+      if (self->held + up_size > __atomic_load_n (&self->release_threshold, __ATOMIC_RELAXED) &&
+          (self->held + up_size) * 8 > (guint64) MAX (in_use, 0) * DS_POOL_REUSE_EIGHTHS &&
+          (b = take_waitable_locked (self, request)) != NULL)
+        {
+          g_mutex_unlock (&self->grow_lock);
+          *reused = TRUE;
+          return b;
+        }
+    }
   if (self->held + up_size > bound)
     {
       DsPoolBlock *b;

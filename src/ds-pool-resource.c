@@ -39,7 +39,11 @@
  * queued on that stream. Such a block is handed out again at once to the
  * next request in the *same* stream's order (stream order makes that safe),
  * but to a request in another stream's order or in host order only once a
- * CUDA event recorded at the release has completed. Streams are told apart
+ * CUDA event recorded at the release has completed; or, where the pool
+ * holds more than its release threshold and one and a half times what is
+ * handed out, to a request in another stream's order that would otherwise
+ * take new memory, behind a wait of its stream for that event
+ * (`cudaStreamWaitEvent`: the host does not wait). Streams are told apart
  * by their identity (`cudaStreamGetId`), not by their handle, so a stream
  * destroyed with blocks pending and a new stream that gets the same handle
  * are never confused; events outlive streams, so the pending blocks of a
