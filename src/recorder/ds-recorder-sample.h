@@ -18,8 +18,8 @@ G_BEGIN_DECLS
  * DsRecorderEvent:
  * @DS_RECORDER_EVENT_SAMPLE: a look at a pool taken by the recorder
  *   itself, every 100 ms, whether or not the pool is used (the events up
- *   to @DS_RECORDER_EVENT_RELEASE have the values of libds's
- *   `DsObserverEvent`, the recorder's source)
+ *   to @DS_RECORDER_EVENT_RELEASE have the values of the events of
+ *   libds's observer hook, `ds-observer.h`, the recorder's source)
  * @DS_RECORDER_EVENT_HIT: a pool served requests from its cache
  * @DS_RECORDER_EVENT_MISS: a pool could not serve a request from its
  *   cache (it takes a block from upstream for it)
