@@ -11,6 +11,7 @@
 #include "ds-export-hold-private.h"
 #include "ds-access-order-private.h"
 #include "ds-memory-kind.h"
+#include "ds-observer-private.h"
 
 typedef struct
 {
@@ -25,6 +26,10 @@ typedef struct
 struct _DsExportHold
 {
   DsBlockSource *source;
+  /* The scratchpad, if an observer saw the release keep blocks (else
+   * NULL); alive while the hold has blocks: every live export holds a
+   * reference on it. */
+  gpointer       observed;
   /* Under hold_lock: the source's (while current) or a release's
    * reference, and one per live export. */
   guint          refs;
@@ -74,6 +79,57 @@ ds_export_hold_join (DsBlockSource *source,
   return TRUE;
 }
 
+void
+ds_export_hold_join_export (DsBlockSource      *source,
+                            DsExportLink       *link,
+                            const DsExportLink *of)
+{
+  DsExportHold *hold;
+
+  g_mutex_lock (&hold_lock);
+  hold = of->hold;
+  link->hold = hold;
+  link->start = of->start;
+  link->end = of->end;
+  link->prev = NULL;
+  link->next = hold->exports;
+  if (hold->exports != NULL)
+    hold->exports->prev = link;
+  hold->exports = link;
+  hold->n_exports++;
+  hold->refs++;
+  if (hold == source->hold)
+    g_atomic_int_inc (&source->n_exports);
+  g_mutex_unlock (&hold_lock);
+}
+
+/* Tells the observer that @bytes of @kind went into @hold (EXPORT_HOLD)
+ * or back from it (EXPORT_RETURN), @held_after being what live exports
+ * of the scratchpad keep of @kind after that: frequent, as the
+ * scratchpad's own events. */
+static DS_OBSERVER_COLD void
+observe_hold (const DsExportHold *hold,
+              DsObserverEvent     event,
+              DsMemoryKind        kind,
+              guint64             bytes,
+              guint64             held_after)
+{
+  const HeldKind *held = &hold->kinds[kind];
+  const DsAccessOrder *order = held->scope.type != DS_ACCESS_ORDER_TYPE_UNSET ?
+                               &held->scope : &held->order;
+  DsObservation o = { 0, };
+
+  o.event = event;
+  o.object = hold->observed;
+  o.kind = kind;
+  o.device = kind != DS_MEMORY_KIND_HOST && ds_access_order_is_device (order) ?
+             order->device : -1;
+  o.bytes = bytes;
+  o.held = held_after;
+  o.upstream = held->upstream.resource;
+  ds_observer_tell (&o, TRUE, NULL);
+}
+
 /* Gives @hold's blocks back (its last export is gone) and frees it. */
 static void
 give_back (DsExportHold *hold)
@@ -86,6 +142,7 @@ give_back (DsExportHold *hold)
       GError *error = NULL;
       DsFenceBatch batch;
       DsCudaScope scope;
+      guint64 held_after;
 
       if (held->n_blocks == 0)
         continue;
@@ -120,7 +177,10 @@ give_back (DsExportHold *hold)
 
       g_mutex_lock (&hold_lock);
       hold->source->held[kind] -= held->bytes;
+      held_after = hold->source->held[kind];
       g_mutex_unlock (&hold_lock);
+      if (DS_OBSERVING () && hold->observed != NULL)
+        observe_hold (hold, DS_OBSERVER_EVENT_EXPORT_RETURN, kind, held->bytes, held_after);
       g_object_unref (held->upstream.resource);
       g_free (held->blocks);
     }
@@ -198,10 +258,11 @@ ds_export_hold_take (DsExportHold        *hold,
                      DsMemoryKind         kind,
                      DsArena             *arena,
                      const DsAccessOrder *order,
-                     const DsAccessOrder *scope)
+                     const DsAccessOrder *scope,
+                     gpointer             observed)
 {
   HeldKind *held = &hold->kinds[kind];
-  guint64 bytes = 0;
+  guint64 bytes = 0, held_after;
 
   g_mutex_lock (&hold_lock);
   for (guint i = arena->n_blocks; i-- > 0;)
@@ -219,6 +280,7 @@ ds_export_hold_take (DsExportHold        *hold,
       bytes += block.size;
     }
   source->held[kind] += bytes;
+  held_after = source->held[kind];
   g_mutex_unlock (&hold_lock);
 
   if (bytes == 0)
@@ -230,6 +292,11 @@ ds_export_hold_take (DsExportHold        *hold,
     held->order = *order;
   if (scope != NULL)
     held->scope = *scope;
+  if (observed != NULL)
+    {
+      hold->observed = observed;
+      observe_hold (hold, DS_OBSERVER_EVENT_EXPORT_HOLD, kind, bytes, held_after);
+    }
 }
 
 void

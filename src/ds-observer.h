@@ -42,8 +42,7 @@
 G_BEGIN_DECLS
 
 /*
- * DsObserverEvent: what an observation is about. The values are those of
- * the first fourteen DsRecorderEvent values (ds-recorder-1.0).
+ * DsObserverEvent: what an observation is about.
  *
  *   DS_OBSERVER_EVENT_LOOK           a look at a pool that the observer
  *                                    asked for (ds_observer_look_at_pools ())
@@ -62,6 +61,11 @@ G_BEGIN_DECLS
  *                                    of streams nobody checked
  *   DS_OBSERVER_EVENT_BLOCK          a scratchpad took a new block             (frequent)
  *   DS_OBSERVER_EVENT_RELEASE        a scratchpad gave its blocks of one kind back (frequent)
+ *   DS_OBSERVER_EVENT_EXPORT_HOLD    a scratchpad's release kept blocks of one kind that
+ *                                    live exports (ds_block_export ()) use  (frequent)
+ *   DS_OBSERVER_EVENT_EXPORT_RETURN  the last export of blocks a release kept died, and
+ *                                    they went back (frequent; told only if the
+ *                                    EXPORT_HOLD was)
  */
 typedef enum
 {
@@ -79,6 +83,8 @@ typedef enum
   DS_OBSERVER_EVENT_FENCE_DRAIN,
   DS_OBSERVER_EVENT_BLOCK,
   DS_OBSERVER_EVENT_RELEASE,
+  DS_OBSERVER_EVENT_EXPORT_HOLD,
+  DS_OBSERVER_EVENT_EXPORT_RETURN,
 } DsObserverEvent;
 
 /*
@@ -87,16 +93,20 @@ typedef enum
  *
  *   event     what happened
  *   object    the DsPoolResource (pool events) or DsScratchpad (BLOCK,
- *             RELEASE) it happened to; NULL for a stream's events
+ *             RELEASE, EXPORT_HOLD, EXPORT_RETURN) it happened to; NULL
+ *             for a stream's events
  *   stream    fence events: the stream's identity (cudaStreamGetId ())
  *   kind      the memory kind of the pool, or of the scratchpad's blocks
  *   device    the CUDA device, or -1 (host memory, or not bound yet)
  *   bytes     what the event moved: the block handed out, given back,
  *             taken or returned upstream; for a scratchpad, the block
- *             taken or the bytes of @kind given back
- * and, in observe () only (want () sees them 0):
+ *             taken, the bytes of @kind given back, or kept for exports
+ *             and given back when they died
+ * and, for observe () (want () must not rely on them: they may not be
+ * read yet):
  *   held      after the event: the bytes the pool holds from upstream; for
- *             a scratchpad, the bytes of @kind it holds
+ *             a scratchpad, the bytes of @kind it holds; for EXPORT_HOLD
+ *             and EXPORT_RETURN, what live exports keep of @kind
  *   in_use    the bytes the pool has handed out; for a scratchpad, what
  *             its allocations of @kind took since its last release
  *   pending   the bytes given back to the pool in a stream's order that

@@ -656,7 +656,8 @@ ds_scratchpad_try_release (DsScratchpad  *self,
 
           ds_export_hold_take (hold, &self->source, kind, &self->arenas[kind],
                                ds_scratchpad_dealloc_order (self, kind),
-                               (scoped & (1u << kind)) ? &self->device_order : NULL);
+                               (scoped & (1u << kind)) ? &self->device_order : NULL,
+                               DS_OBSERVING () ? self : NULL);
         }
       held = ds_scratchpad_held_kinds (self);
     }

@@ -204,9 +204,27 @@ source_of (DsObserverEvent event)
       return DS_RECORDER_SOURCE_STREAM;
     case DS_OBSERVER_EVENT_BLOCK:
     case DS_OBSERVER_EVENT_RELEASE:
+    case DS_OBSERVER_EVENT_EXPORT_HOLD:
+    case DS_OBSERVER_EVENT_EXPORT_RETURN:
       return DS_RECORDER_SOURCE_SCRATCHPAD;
     default:
       return DS_RECORDER_SOURCE_POOL;
+    }
+}
+
+/* The recorder's name of an observed event: the same value up to
+ * RELEASE (the recorder's MARK and LOST come next), then the exports'. */
+static DsRecorderEvent
+event_of (DsObserverEvent event)
+{
+  switch (event)
+    {
+    case DS_OBSERVER_EVENT_EXPORT_HOLD:
+      return DS_RECORDER_EVENT_EXPORT_HOLD;
+    case DS_OBSERVER_EVENT_EXPORT_RETURN:
+      return DS_RECORDER_EVENT_EXPORT_RETURN;
+    default:
+      return (DsRecorderEvent) event;
     }
 }
 
@@ -250,7 +268,7 @@ recorder_want (const DsObservation *o,
       break;
     }
 
-  admission.keep = admit (source, id, (DsRecorderEvent) o->event, o->kind, o->bytes, &counted);
+  admission.keep = admit (source, id, event_of (o->event), o->kind, o->bytes, &counted);
   admission.count = counted.count;
   admission.bytes = counted.bytes;
   admission.pending = admission.keep ||
@@ -279,7 +297,7 @@ recorder_observe (const DsObservation *o,
       sample.bytes = o->bytes;
     }
 
-  sample.event = (DsRecorderEvent) o->event;
+  sample.event = event_of (o->event);
   sample.source = source_of (o->event);
   sample.kind = o->kind;
   sample.device = o->device;
