@@ -323,6 +323,72 @@ test_idle_release (void)
   log_clear (&log);
 }
 
+static void
+test_exports (void)
+{
+  g_autoptr(DsMemoryResource) host = ds_host_memory_resource_new ();
+  g_autoptr(GError) error = NULL;
+  DsMemoryResource *pool = ds_pool_resource_new (host);
+  DsScratchpad *sp = g_object_new (DS_TYPE_SCRATCHPAD, "host-resource", pool, NULL);
+  DsBlock *small, *big, *export;
+  DsObservation o = { 0, };
+  guint64 first;
+  Log log;
+
+  g_test_summary ("A release that meets a live export tells what it keeps for it "
+                  "(EXPORT_HOLD) and, once the export dies, what goes back "
+                  "(EXPORT_RETURN), both about the scratchpad; blocks kept before "
+                  "the observer came are not told when they go back");
+
+  log_init (&log);
+  g_assert_true (ds_observer_install (&everything, &log));
+  small = ds_scratchpad_alloc_block (sp, DS_MEMORY_KIND_HOST, 64, 0, &error);
+  g_assert_no_error (error);
+  first = ds_scratchpad_get_reserved (sp, DS_MEMORY_KIND_HOST);
+  big = ds_scratchpad_alloc_block (sp, DS_MEMORY_KIND_HOST, 4 * first, 0, &error);
+  g_assert_no_error (error);
+  export = ds_block_export (small, &error);
+  g_assert_no_error (error);
+
+  g_assert_true (ds_scratchpad_try_release (sp, &error));
+  g_assert_cmpuint (count (&log, DS_OBSERVER_EVENT_EXPORT_HOLD, sp, &o), ==, 1);
+  g_assert_cmpint (o.kind, ==, DS_MEMORY_KIND_HOST);
+  g_assert_cmpint (o.device, ==, -1);
+  g_assert_cmpuint (o.bytes, ==, first);
+  g_assert_cmpuint (o.held, ==, first);
+  g_assert_true (o.upstream == pool);
+  g_assert_cmpuint (count (&log, DS_OBSERVER_EVENT_RELEASE, sp, &o), ==, 1);
+  g_assert_cmpuint (o.held, ==, 0);
+  g_assert_cmpuint (count (&log, DS_OBSERVER_EVENT_EXPORT_RETURN, NULL, NULL), ==, 0);
+
+  ds_block_unref (export);
+  g_assert_cmpuint (count (&log, DS_OBSERVER_EVENT_EXPORT_RETURN, sp, &o), ==, 1);
+  g_assert_cmpuint (o.bytes, ==, first);
+  g_assert_cmpuint (o.held, ==, 0);
+  g_assert_true (o.upstream == pool);
+  ds_block_unref (small);
+  ds_block_unref (big);
+
+  /* Kept while nothing observed: its return is not told. */
+  ds_observer_remove (&everything);
+  g_array_set_size (log.seen, 0);
+  small = ds_scratchpad_alloc_block (sp, DS_MEMORY_KIND_HOST, 64, 0, &error);
+  export = ds_block_export (small, &error);
+  g_assert_no_error (error);
+  g_assert_true (ds_scratchpad_try_release (sp, &error));
+  g_assert_cmpuint (ds_scratchpad_get_held_by_exports (sp, DS_MEMORY_KIND_HOST), >, 0);
+  g_assert_true (ds_observer_install (&everything, &log));
+  ds_block_unref (export);
+  g_assert_cmpuint (ds_scratchpad_get_held_by_exports (sp, DS_MEMORY_KIND_HOST), ==, 0);
+  g_assert_cmpuint (count (&log, DS_OBSERVER_EVENT_EXPORT_RETURN, NULL, NULL), ==, 0);
+  ds_observer_remove (&everything);
+
+  ds_block_unref (small);
+  g_assert_finalize_object (sp);
+  g_assert_finalize_object (pool);
+  log_clear (&log);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -335,6 +401,7 @@ main (int    argc,
   g_test_add_func ("/Ds/Observer/look", test_look);
   g_test_add_func ("/Ds/Observer/default-label", test_default_label);
   g_test_add_func ("/Ds/Observer/idle-release", test_idle_release);
+  g_test_add_func ("/Ds/Observer/exports", test_exports);
 
   return g_test_run ();
 }
