@@ -153,13 +153,18 @@ ds_observer_start_from_environment (void)
           /* The copy already loaded (a program or plugin that links it),
            * or the one on the library path, else the installed one. */
           GModule *module = g_module_open (DS_RECORDER_MODULE, G_MODULE_BIND_LOCAL);
+          g_autofree char *first_error = NULL;
           void (*start) (void) = NULL;
 
           if (module == NULL)
-            module = g_module_open (DS_LIBDIR G_DIR_SEPARATOR_S DS_RECORDER_MODULE,
-                                    G_MODULE_BIND_LOCAL);
+            {
+              first_error = g_strdup (g_module_error ());
+              module = g_module_open (DS_LIBDIR G_DIR_SEPARATOR_S DS_RECORDER_MODULE,
+                                      G_MODULE_BIND_LOCAL);
+            }
           if (module == NULL)
-            g_warning ("DS_RECORD=%s: not recording: %s", path, g_module_error ());
+            g_warning ("DS_RECORD=%s: not recording: %s; %s", path, first_error,
+                       g_module_error ());
           else if (!g_module_symbol (module, "ds_recorder_start_from_environment",
                                      (gpointer *) &start) || start == NULL)
             g_warning ("DS_RECORD=%s: not recording: %s", path, g_module_error ());
