@@ -58,16 +58,17 @@ void          ds_export_hold_reopen  (DsBlockSource       *source);
 
 /* Moves @arena's blocks that hold a live export of @hold into @hold, to
  * go back to @arena's upstream in @order (NULL: host order; entering
- * @scope's device and context first if it is not NULL). @record_id: the
- * scratchpad's number while a recorder runs, else 0; the hold then
- * reports what it keeps and gives back (EXPORT_HOLD, EXPORT_RETURN). */
+ * @scope's device and context first if it is not NULL). @observed: the
+ * scratchpad while an observer is installed, else NULL; the hold then
+ * tells the observer what it keeps and gives back (EXPORT_HOLD,
+ * EXPORT_RETURN; ds-observer.h). */
 void          ds_export_hold_take    (DsExportHold        *hold,
                                       DsBlockSource       *source,
                                       DsMemoryKind         kind,
                                       DsArena             *arena,
                                       const DsAccessOrder *order,
                                       const DsAccessOrder *scope,
-                                      guint64              record_id);
+                                      gpointer             observed);
 /* The bytes of @kind that releases left with live exports of @source. */
 guint64       ds_export_hold_get_held (DsBlockSource      *source,
                                        DsMemoryKind        kind);

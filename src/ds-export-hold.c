@@ -11,7 +11,7 @@
 #include "ds-export-hold-private.h"
 #include "ds-access-order-private.h"
 #include "ds-memory-kind.h"
-#include "ds-recorder-private.h"
+#include "ds-observer-private.h"
 
 typedef struct
 {
@@ -26,9 +26,10 @@ typedef struct
 struct _DsExportHold
 {
   DsBlockSource *source;
-  /* The scratchpad's number in recordings (0: no recorder ran when the
-   * release kept blocks). */
-  guint64        record_id;
+  /* The scratchpad, if an observer saw the release keep blocks (else
+   * NULL); alive while the hold has blocks: every live export holds a
+   * reference on it. */
+  gpointer       observed;
   /* Under hold_lock: the source's (while current) or a release's
    * reference, and one per live export. */
   guint          refs;
@@ -102,41 +103,31 @@ ds_export_hold_join_export (DsBlockSource      *source,
   g_mutex_unlock (&hold_lock);
 }
 
-/* Reports to the running recorder that @bytes of @kind went into @hold
- * (EXPORT_HOLD) or back from it (EXPORT_RETURN), @held_after being what
- * live exports of the scratchpad keep of @kind after that: each event to
- * the watches, the recording coalesced as the scratchpad's own events. */
-static DS_RECORDER_COLD void
-record_hold (const DsExportHold *hold,
-             DsRecorderEvent     event,
-             DsMemoryKind        kind,
-             guint64             bytes,
-             guint64             held_after)
+/* Tells the observer that @bytes of @kind went into @hold (EXPORT_HOLD)
+ * or back from it (EXPORT_RETURN), @held_after being what live exports
+ * of the scratchpad keep of @kind after that: frequent, as the
+ * scratchpad's own events. */
+static DS_OBSERVER_COLD void
+observe_hold (const DsExportHold *hold,
+              DsObserverEvent     event,
+              DsMemoryKind        kind,
+              guint64             bytes,
+              guint64             held_after)
 {
   const HeldKind *held = &hold->kinds[kind];
   const DsAccessOrder *order = held->scope.type != DS_ACCESS_ORDER_TYPE_UNSET ?
                                &held->scope : &held->order;
-  DsRecorderSample sample = { 0, };
-  gboolean keep;
+  DsObservation o = { 0, };
 
-  keep = ds_recorder_admit (DS_RECORDER_SOURCE_SCRATCHPAD, 0, event, kind, bytes, &sample);
-  sample.event = event;
-  sample.source = DS_RECORDER_SOURCE_SCRATCHPAD;
-  sample.id = hold->record_id;
-  sample.kind = kind;
-  sample.device = kind != DS_MEMORY_KIND_HOST && ds_access_order_is_device (order) ?
-                  order->device : -1;
-  sample.held = held_after;
-  sample.pool = ds_recorder_id_of (held->upstream.resource);
-  if (keep)
-    ds_recorder_record (&sample, DS_RECORDER_KEEP);
-
-  if (DS_RECORDER_WATCHED ())
-    {
-      sample.count = 1;
-      sample.bytes = bytes;
-      ds_recorder_record (&sample, DS_RECORDER_WATCH);
-    }
+  o.event = event;
+  o.object = hold->observed;
+  o.kind = kind;
+  o.device = kind != DS_MEMORY_KIND_HOST && ds_access_order_is_device (order) ?
+             order->device : -1;
+  o.bytes = bytes;
+  o.held = held_after;
+  o.upstream = held->upstream.resource;
+  ds_observer_tell (&o, TRUE, NULL);
 }
 
 /* Gives @hold's blocks back (its last export is gone) and frees it. */
@@ -188,8 +179,8 @@ give_back (DsExportHold *hold)
       hold->source->held[kind] -= held->bytes;
       held_after = hold->source->held[kind];
       g_mutex_unlock (&hold_lock);
-      if (DS_RECORDING () && hold->record_id != 0)
-        record_hold (hold, DS_RECORDER_EVENT_EXPORT_RETURN, kind, held->bytes, held_after);
+      if (DS_OBSERVING () && hold->observed != NULL)
+        observe_hold (hold, DS_OBSERVER_EVENT_EXPORT_RETURN, kind, held->bytes, held_after);
       g_object_unref (held->upstream.resource);
       g_free (held->blocks);
     }
@@ -268,7 +259,7 @@ ds_export_hold_take (DsExportHold        *hold,
                      DsArena             *arena,
                      const DsAccessOrder *order,
                      const DsAccessOrder *scope,
-                     guint64              record_id)
+                     gpointer             observed)
 {
   HeldKind *held = &hold->kinds[kind];
   guint64 bytes = 0, held_after;
@@ -301,10 +292,10 @@ ds_export_hold_take (DsExportHold        *hold,
     held->order = *order;
   if (scope != NULL)
     held->scope = *scope;
-  if (record_id != 0)
+  if (observed != NULL)
     {
-      hold->record_id = record_id;
-      record_hold (hold, DS_RECORDER_EVENT_EXPORT_HOLD, kind, bytes, held_after);
+      hold->observed = observed;
+      observe_hold (hold, DS_OBSERVER_EVENT_EXPORT_HOLD, kind, bytes, held_after);
     }
 }
 

@@ -15,7 +15,7 @@
 #include "ds-fence-private.h"
 #include "ds-clock-private.h"
 #include "ds-error.h"
-#include "ds-recorder-private.h"
+#include "ds-observer-private.h"
 
 /* A stream's fences are checked for completion (to reuse their events)
  * once this many are outstanding. */
@@ -48,38 +48,25 @@ fence_at (DsStreamState *ss,
   return &((Fence *) ss->fences)[(ss->fence_head + i) % ss->fence_cap];
 }
 
-/* Reports a check (frequent: coalesced) or a drain of @ss to the running
- * recorder. */
-static DS_RECORDER_COLD void
-record_event_slow (DsStreamState   *ss,
-                   DsRecorderEvent  event)
+/* Tells the observer of a check (frequent) or a drain of @ss. */
+static DS_OBSERVER_COLD void
+observe_stream_slow (DsStreamState   *ss,
+                     DsObserverEvent  event)
 {
-  DsRecorderSample sample = { 0, };
+  DsObservation o = { 0, };
 
-  if (event == DS_RECORDER_EVENT_FENCE_CHECK)
-    {
-      if (!ds_recorder_admit (DS_RECORDER_SOURCE_STREAM, ss->stream_id, event, DS_MEMORY_KIND_HOST,
-                              0, &sample))
-        return;
-    }
-  else
-    {
-      sample.count = 1;
-    }
-
-  sample.event = event;
-  sample.source = DS_RECORDER_SOURCE_STREAM;
-  sample.id = ss->stream_id;
-  sample.device = ss->device;
-  ds_recorder_record (&sample, DS_RECORDER_KEEP | DS_RECORDER_WATCH);
+  o.event = event;
+  o.stream = ss->stream_id;
+  o.device = ss->device;
+  ds_observer_tell (&o, event == DS_OBSERVER_EVENT_FENCE_CHECK, NULL);
 }
 
 static inline void
-record_event (DsStreamState   *ss,
-              DsRecorderEvent  event)
+observe_stream (DsStreamState   *ss,
+                DsObserverEvent  event)
 {
-  if (DS_RECORDING ())
-    record_event_slow (ss, event);
+  if (DS_OBSERVING ())
+    observe_stream_slow (ss, event);
 }
 
 /* Fences ---------------------------------------------------------------------- */
@@ -261,7 +248,7 @@ ds_stream_state_poll (DsStreamState   *self,
               poll_locked (self, seq, counters);
               ds_cuda_scope_leave (&scope);
             }
-          record_event (self, DS_RECORDER_EVENT_FENCE_CHECK);
+          observe_stream (self, DS_OBSERVER_EVENT_FENCE_CHECK);
         }
     }
   done = seq <= self->completed;
@@ -297,7 +284,7 @@ drain_device_locked (DsStreamState   *ss,
   gboolean ok;
 
   counters->event_waits++;
-  record_event (ss, DS_RECORDER_EVENT_FENCE_DRAIN);
+  observe_stream (ss, DS_OBSERVER_EVENT_FENCE_DRAIN);
   if (!ds_cuda_scope_enter (&scope, ss->device, ss->context, &error))
     {
       stream_state_warn (ss, error);
@@ -340,7 +327,7 @@ ds_stream_state_drain (DsStreamState   **states,
         continue;
 
       counters->event_waits++;
-      record_event (leader, DS_RECORDER_EVENT_FENCE_DRAIN);
+      observe_stream (leader, DS_OBSERVER_EVENT_FENCE_DRAIN);
       ok = ds_cuda_scope_enter (&scope, leader->device, leader->context, &error);
       if (ok)
         {
@@ -628,7 +615,7 @@ check_if_due (DsStreamState       *self,
 
   if (!wants_check (self, seq, forced))
     return seq;
-  record_event (self, DS_RECORDER_EVENT_FENCE_CHECK);
+  observe_stream (self, DS_OBSERVER_EVENT_FENCE_CHECK);
 
   /* An explicit stream is asked without entering its scope: an idle one
    * (the steady state) costs the query alone, not a context check too.

@@ -145,7 +145,7 @@ pool_alloc (DsPoolResource       *self,
           ds_pool_shard_unlock (shard);
           if (ss != NULL)
             ds_stream_state_unref (ss);
-          ds_pool_record (self, shard, DS_RECORDER_EVENT_HIT, b->up_size);
+          ds_pool_observe (self, shard, DS_OBSERVER_EVENT_HIT, b->up_size);
           return b->ptr;
         }
       ds_pool_shard_unlock (shard);
@@ -168,8 +168,8 @@ pool_alloc (DsPoolResource       *self,
   add_demand (self, shard, (gint64) request.demand);
   ds_pool_shard_unlock (shard);
   /* A miss is rare enough to be kept always. */
-  ds_pool_record (self, hit ? shard : NULL,
-                  hit ? DS_RECORDER_EVENT_HIT : DS_RECORDER_EVENT_MISS, b->up_size);
+  ds_pool_observe (self, hit ? shard : NULL,
+                  hit ? DS_OBSERVER_EVENT_HIT : DS_OBSERVER_EVENT_MISS, b->up_size);
 
   return b->ptr;
 }
@@ -258,7 +258,7 @@ pool_free (DsPoolResource      *self,
     add_demand (self, shard, -(gint64) demand);
   check = ++shard->frees % DS_POOL_RELEASE_CHECK_EVERY == 0;
   ds_pool_shard_unlock (shard);
-  ds_pool_record (self, shard, DS_RECORDER_EVENT_FREE, up_size);
+  ds_pool_observe (self, shard, DS_OBSERVER_EVENT_FREE, up_size);
 
   if (G_UNLIKELY (check))
     ds_pool_release_idle (self, ss, seq, order);

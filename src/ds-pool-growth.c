@@ -424,7 +424,7 @@ take_upstream (DsPoolResource       *self,
     }
 
   if (freed != 0)
-    ds_pool_record (self, NULL, DS_RECORDER_EVENT_EVICT, freed);
+    ds_pool_observe (self, NULL, DS_OBSERVER_EVENT_EVICT, freed);
   if (ptr == NULL)
     g_propagate_error (error, local_error);
   return ptr;
@@ -486,7 +486,7 @@ ds_pool_grow (DsPoolResource       *self,
   self->upstream_allocations++;
   g_mutex_unlock (&self->grow_lock);
   if (evicted != 0)
-    ds_pool_record (self, NULL, DS_RECORDER_EVENT_EVICT, evicted);
+    ds_pool_observe (self, NULL, DS_OBSERVER_EVENT_EVICT, evicted);
 
   ptr = take_upstream (self, request, error);
   if (ptr == NULL)
@@ -499,7 +499,7 @@ ds_pool_grow (DsPoolResource       *self,
     }
 
   raise_peak (self, wanted);
-  ds_pool_record (self, NULL, DS_RECORDER_EVENT_UPSTREAM_ALLOC, up_size);
+  ds_pool_observe (self, NULL, DS_OBSERVER_EVENT_UPSTREAM_ALLOC, up_size);
   return ds_pool_registry_add (self->registry, ptr, request);
 }
 
@@ -545,7 +545,7 @@ ds_pool_give_back (DsPoolResource      *self,
       __atomic_store_n (&self->held, self->held - up_size, __ATOMIC_RELAXED);
       self->upstream_deallocations++;
       g_mutex_unlock (&self->grow_lock);
-      ds_pool_record (self, NULL, DS_RECORDER_EVENT_UPSTREAM_FREE, up_size);
+      ds_pool_observe (self, NULL, DS_OBSERVER_EVENT_UPSTREAM_FREE, up_size);
     }
 }
 
@@ -623,5 +623,5 @@ ds_pool_release_idle (DsPoolResource      *self,
 
   g_mutex_unlock (&self->grow_lock);
   if (released != 0)
-    ds_pool_record (self, NULL, DS_RECORDER_EVENT_IDLE_RELEASE, released);
+    ds_pool_observe (self, NULL, DS_OBSERVER_EVENT_IDLE_RELEASE, released);
 }

@@ -1,41 +1,42 @@
-/* ds-pool-record-private.h: what a pool tells the running recorder
+/* ds-pool-record-private.h: what a pool tells the observer
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * A pool reports its cache hits and frees (frequent: coalesced per thread
- * by the recorder), its upstream calls, evictions, trims and disposal
- * (always kept), and a sample every 100 ms while a recorder runs. While
- * none runs a report costs one load and a branch (ds_pool_record ()).
+ * A pool tells its cache hits and frees (frequent: the observer may drop
+ * them before the figures are read), its misses, upstream calls,
+ * evictions, trims and disposal, and a look when the observer asks for
+ * one (ds_observer_look_at_pools ()). While no observer is installed a
+ * report costs one load and a branch (ds_pool_observe ()).
  */
 
 #pragma once
 
 #include "ds-pool-resource-private.h"
-#include "ds-recorder-private.h"
+#include "ds-observer-private.h"
 
 G_BEGIN_DECLS
 
-/* Reports @event, which moved @bytes, to the running recorder with where
- * the pool stands now; @shard: the shard it happened on (a frequent
- * event, coalesced), or NULL (always kept). */
-DS_RECORDER_COLD
-void     ds_pool_record_event   (DsPoolResource      *self,
+/* Tells @event, which moved @bytes, to the observer with where the pool
+ * stands now; @shard: the shard it happened on (a frequent event), or
+ * NULL. */
+DS_OBSERVER_COLD
+void     ds_pool_observe_event  (DsPoolResource      *self,
                                  DsPoolShard         *shard,
-                                 DsRecorderEvent      event,
+                                 DsObserverEvent      event,
                                  guint64              bytes);
 
 static inline void
-ds_pool_record (DsPoolResource  *self,
-                DsPoolShard     *shard,
-                DsRecorderEvent  event,
-                guint64          bytes)
+ds_pool_observe (DsPoolResource  *self,
+                 DsPoolShard     *shard,
+                 DsObserverEvent  event,
+                 guint64          bytes)
 {
-  if (DS_RECORDING ())
-    ds_pool_record_event (self, shard, event, bytes);
+  if (DS_OBSERVING ())
+    ds_pool_observe_event (self, shard, event, bytes);
 }
 
-/* Names the pool in recordings (an interned string). */
+/* Names the pool in observations (an interned string). */
 void     ds_pool_resource_set_record_label (DsPoolResource *self,
                                             const char     *label);
 

@@ -60,8 +60,7 @@ struct _DsPoolResource
   gpointer          context;
   gboolean          have_context;      /* atomic: set once, after the two */
 
-  /* What a recorder calls it (ds-recorder-private.h). */
-  guint64           record_id;
+  /* Its label in observations (ds-pool-record-private.h). */
   const char       *record_label;      /* atomic; interned */
 };
 

@@ -110,9 +110,9 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (DsPoolResource, ds_pool_resource, G_TYPE_OBJECT,
 /* GObject ------------------------------------------------------------------------- */
 
 static void
-record_probe (gpointer owner)
+look (gpointer owner)
 {
-  ds_pool_record_event (owner, NULL, DS_RECORDER_EVENT_SAMPLE, 0);
+  ds_pool_observe_event (owner, NULL, DS_OBSERVER_EVENT_LOOK, 0);
 }
 
 static void
@@ -128,8 +128,8 @@ ds_pool_resource_constructed (GObject *object)
   self->kind = ds_memory_resource_get_kind (self->upstream);
   self->upstream_async = ds_memory_resource_is_stream_ordered (self->upstream);
 
-  /* From here on, a running recorder looks at the pool every 100 ms. */
-  ds_recorder_add_probe (self, record_probe);
+  /* From here on, an observer may look at the pool. */
+  ds_observer_add_pool (self, look);
 }
 
 static void
@@ -144,7 +144,7 @@ ds_pool_resource_dispose (GObject *object)
       g_mutex_lock (&self->grow_lock);
       freed = ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_ALL);
       g_mutex_unlock (&self->grow_lock);
-      ds_pool_record (self, NULL, DS_RECORDER_EVENT_DISPOSE, freed);
+      ds_pool_observe (self, NULL, DS_OBSERVER_EVENT_DISPOSE, freed);
     }
 
   g_clear_object (&self->upstream);
@@ -157,8 +157,8 @@ ds_pool_resource_finalize (GObject *object)
 {
   DsPoolResource *self = DS_POOL_RESOURCE (object);
 
-  /* Before anything goes: the recorder's thread may be looking at it. */
-  ds_recorder_remove_probe (self);
+  /* Before anything goes: an observer may be looking at it. */
+  ds_observer_forget_pool (self);
 
   /* What is left was held back for good (its fence never completed). */
   for (guint i = 0; i <= self->shard_mask; i++)
@@ -359,8 +359,7 @@ ds_pool_resource_init (DsPoolResource *self)
   self->registry = ds_pool_registry_new ();
 
   g_mutex_init (&self->grow_lock);
-  self->record_id = ds_recorder_tag (G_OBJECT (self), DS_RECORDER_SOURCE_POOL);
-  ds_recorder_start_from_environment ();
+  ds_observer_start_from_environment ();
   self->max_cached_size = DS_POOL_RESOURCE_DEFAULT_MAX_CACHED_SIZE;
   self->release_threshold = DS_POOL_RESOURCE_DEFAULT_RELEASE_THRESHOLD;
   self->idle_timeout_ms = DS_POOL_RESOURCE_DEFAULT_IDLE_TIMEOUT;
@@ -596,7 +595,7 @@ ds_pool_resource_drain (DsPoolResource *self)
   g_mutex_lock (&self->grow_lock);
   freed = ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_ALL);
   g_mutex_unlock (&self->grow_lock);
-  ds_pool_record (self, NULL, DS_RECORDER_EVENT_TRIM, freed);
+  ds_pool_observe (self, NULL, DS_OBSERVER_EVENT_TRIM, freed);
 
   return freed;
 }
@@ -638,7 +637,7 @@ ds_pool_resource_trim (DsPoolResource *self)
   g_mutex_lock (&self->grow_lock);
   freed = ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_STALE);
   g_mutex_unlock (&self->grow_lock);
-  ds_pool_record (self, NULL, DS_RECORDER_EVENT_TRIM, freed);
+  ds_pool_observe (self, NULL, DS_OBSERVER_EVENT_TRIM, freed);
 
   return freed;
 }

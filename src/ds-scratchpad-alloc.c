@@ -21,45 +21,38 @@
 #include "ds-error.h"
 #include "ds-export-hold-private.h"
 #include "ds-memory-resource-private.h"
-#include "ds-recorder-private.h"
+#include "ds-observer-private.h"
 
-/* Recording ----------------------------------------------------------------------- */
+/* Observing ----------------------------------------------------------------------- */
 
-/* Reports a block taken (@bytes) or @kind's blocks given back (@bytes) to
- * the running recorder: each event to the watches, the recording
- * coalesced (per thread and kind). */
-static DS_RECORDER_COLD void
-record_event (DsScratchpad    *self,
-              DsRecorderEvent  event,
-              DsMemoryKind     kind,
-              guint64          bytes)
+static void
+fill_scratchpad (DsObservation *o)
 {
-  DsArena *arena = &self->arenas[kind];
-  DsRecorderSample sample = { 0, };
-  gboolean keep;
+  DsScratchpad *self = o->object;
+  DsArena *arena = &self->arenas[o->kind];
 
-  keep = ds_recorder_admit (DS_RECORDER_SOURCE_SCRATCHPAD, 0, event, kind, bytes, &sample);
-  if (self->record_id == 0)
-    self->record_id = ds_recorder_next_id (DS_RECORDER_SOURCE_SCRATCHPAD);
+  o->held = arena->reserved;
+  o->in_use = ds_arena_get_taken (arena);
+  o->upstream = arena->upstream.resource;
+}
 
-  sample.event = event;
-  sample.source = DS_RECORDER_SOURCE_SCRATCHPAD;
-  sample.id = self->record_id;
-  sample.kind = kind;
-  sample.device = kind != DS_MEMORY_KIND_HOST && ds_access_order_is_device (&self->device_order) ?
-                  self->device_order.device : -1;
-  sample.held = arena->reserved;
-  sample.in_use = ds_arena_get_taken (arena);
-  sample.pool = ds_recorder_id_of (arena->upstream.resource);
-  if (keep)
-    ds_recorder_record (&sample, DS_RECORDER_KEEP);
+/* Tells the observer of a block taken (@bytes) or @kind's blocks given
+ * back (@bytes): both frequent. */
+static DS_OBSERVER_COLD void
+observe_event (DsScratchpad    *self,
+               DsObserverEvent  event,
+               DsMemoryKind     kind,
+               guint64          bytes)
+{
+  DsObservation o = { 0, };
 
-  if (DS_RECORDER_WATCHED ())
-    {
-      sample.count = 1;
-      sample.bytes = bytes;
-      ds_recorder_record (&sample, DS_RECORDER_WATCH);
-    }
+  o.event = event;
+  o.object = self;
+  o.kind = kind;
+  o.device = kind != DS_MEMORY_KIND_HOST && ds_access_order_is_device (&self->device_order) ?
+             self->device_order.device : -1;
+  o.bytes = bytes;
+  ds_observer_tell (&o, TRUE, fill_scratchpad);
 }
 
 /* Setting a kind up --------------------------------------------------------------- */
@@ -234,8 +227,8 @@ take_block_in_resource (DsScratchpad  *self,
     }
 
   /* The block is the newest one. */
-  if (DS_RECORDING () && ptr != NULL)
-    record_event (self, DS_RECORDER_EVENT_BLOCK, kind, arena->blocks[arena->n_blocks - 1].size);
+  if (DS_OBSERVING () && ptr != NULL)
+    observe_event (self, DS_OBSERVER_EVENT_BLOCK, kind, arena->blocks[arena->n_blocks - 1].size);
   return ptr;
 }
 
@@ -489,7 +482,7 @@ give_back (DsScratchpad *self,
 {
   GError *scope_error = NULL;
   gboolean in_scope = FALSE;
-  gboolean recording = DS_RECORDING ();
+  gboolean observing = DS_OBSERVING ();
   guint64 reserved[DS_N_MEMORY_KINDS];
   DsFenceBatch batch;
   DsCudaScope scope;
@@ -505,7 +498,7 @@ give_back (DsScratchpad *self,
   /* The resources' code may not re-enter (see ds_scratchpad_enter ()). */
   self->in_resource = TRUE;
   ds_fence_batch_init (&batch);
-  if (recording)
+  if (observing)
     for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
       reserved[kind] = self->arenas[kind].reserved;
 
@@ -533,8 +526,8 @@ give_back (DsScratchpad *self,
                      ds_memory_kind_get_nick (kind), error->message);
           g_error_free (error);
         }
-      if (G_UNLIKELY (recording) && reserved[kind] > arena->reserved)
-        record_event (self, DS_RECORDER_EVENT_RELEASE, kind, reserved[kind] - arena->reserved);
+      if (G_UNLIKELY (observing) && reserved[kind] > arena->reserved)
+        observe_event (self, DS_OBSERVER_EVENT_RELEASE, kind, reserved[kind] - arena->reserved);
     }
 
   ds_fence_batch_finish (&batch);
@@ -657,9 +650,6 @@ ds_scratchpad_try_release (DsScratchpad  *self,
     {
       guint scoped = held & ~self->self_scoped & ~(1u << DS_MEMORY_KIND_HOST);
 
-      /* The hold reports to a running recorder under the scratchpad's number. */
-      if (DS_RECORDING () && self->record_id == 0)
-        self->record_id = ds_recorder_next_id (DS_RECORDER_SOURCE_SCRATCHPAD);
       for (guint left = held; left != 0; left &= left - 1)
         {
           DsMemoryKind kind = (DsMemoryKind) __builtin_ctz (left);
@@ -667,7 +657,7 @@ ds_scratchpad_try_release (DsScratchpad  *self,
           ds_export_hold_take (hold, &self->source, kind, &self->arenas[kind],
                                ds_scratchpad_dealloc_order (self, kind),
                                (scoped & (1u << kind)) ? &self->device_order : NULL,
-                               DS_RECORDING () ? self->record_id : 0);
+                               DS_OBSERVING () ? self : NULL);
         }
       held = ds_scratchpad_held_kinds (self);
     }

@@ -56,8 +56,6 @@ struct _DsScratchpad
    * (DS_ERROR_BUSY), and disposing it waits for finalize. */
   gboolean            in_resource;
 
-  /* What a recorder calls it: set at its first event recorded. */
-  guint64             record_id;
 };
 
 /* The layout the inline bumps of C callers rely on (ds-scratchpad.h). */

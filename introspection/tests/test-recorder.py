@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Ds.Recorder from Python: a memory timeline of a pool and a scratchpad,
+# DsRecorder.Recorder (the recorder library's GI, DsRecorder-1.0) from Python: a memory timeline of a pool and a scratchpad,
 # written as the documented CSV, and watches as Python callables.
 #
 # Copyright 2026 The ds authors
@@ -17,6 +17,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from dstest import *  # noqa: E402,F401,F403
 from dstest import GLib, Ds  # noqa: E402
+
+import gi  # noqa: E402
+gi.require_version('DsRecorder', '1.0')
+from gi.repository import DsRecorder  # noqa: E402
 
 import tap  # noqa: E402
 
@@ -39,21 +43,21 @@ class TestRecorder(DsTestCase):
         self.sp = Ds.Scratchpad(host_resource=self.pool)
 
     def test_properties(self):
-        rec = Ds.Recorder.new(128)
+        rec = DsRecorder.Recorder.new(128)
         self.assertEqual(rec.props.capacity, 128)
-        self.assertEqual(rec.props.interval, Ds.RECORDER_DEFAULT_INTERVAL)
+        self.assertEqual(rec.props.interval, DsRecorder.RECORDER_DEFAULT_INTERVAL)
         self.assertIsNone(rec.props.file)
         self.assertFalse(rec.props.running)
-        rec = Ds.Recorder(file='/tmp/x.csv')
+        rec = DsRecorder.Recorder(file='/tmp/x.csv')
         self.assertEqual(rec.get_file(), '/tmp/x.csv')
-        self.assertEqual(rec.get_capacity(), Ds.RECORDER_DEFAULT_CAPACITY)
+        self.assertEqual(rec.get_capacity(), DsRecorder.RECORDER_DEFAULT_CAPACITY)
 
     def test_timeline_csv(self):
-        rec = Ds.Recorder.new(1024)
+        rec = DsRecorder.Recorder.new(1024)
         rec.set_interval(0)
         rec.start()
         try:
-            self.assertEqual(Ds.Recorder.dup_running(), rec)
+            self.assertEqual(DsRecorder.Recorder.dup_running(), rec)
             for _ in range(3):
                 self.sp.alloc(HOST, 1000)
                 self.sp.release()
@@ -61,7 +65,7 @@ class TestRecorder(DsTestCase):
             self.pool.trim()
         finally:
             rec.stop()
-        self.assertIsNone(Ds.Recorder.dup_running())
+        self.assertIsNone(DsRecorder.Recorder.dup_running())
 
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, 'rec.csv')
@@ -86,7 +90,7 @@ class TestRecorder(DsTestCase):
         self.assertEqual(blocks[0]['pool'], trim['id'])
 
     def test_watch(self):
-        rec = Ds.Recorder.new(64)
+        rec = DsRecorder.Recorder.new(64)
         seen = []
         lock = threading.Lock()
 
@@ -102,8 +106,8 @@ class TestRecorder(DsTestCase):
         finally:
             rec.stop()
         rec.remove_watch(wid)
-        self.assertIn((Ds.RecorderEvent.BLOCK, Ds.RecorderSource.SCRATCHPAD, 64 * KiB, HOST), seen)
-        self.assertIn((Ds.RecorderEvent.RELEASE, Ds.RecorderSource.SCRATCHPAD, 64 * KiB, HOST), seen)
+        self.assertIn((DsRecorder.RecorderEvent.BLOCK, DsRecorder.RecorderSource.SCRATCHPAD, 64 * KiB, HOST), seen)
+        self.assertIn((DsRecorder.RecorderEvent.RELEASE, DsRecorder.RecorderSource.SCRATCHPAD, 64 * KiB, HOST), seen)
 
     def test_export_hold(self):
         # A release that meets a live view keeps the block the view uses:
@@ -112,12 +116,12 @@ class TestRecorder(DsTestCase):
             import numpy as np
         except ImportError:
             self.skipTest('NumPy is not installed (python3-numpy)')
-        rec = Ds.Recorder.new(256)
+        rec = DsRecorder.Recorder.new(256)
         rec.set_interval(0)
         seen = []
 
         def watch(recorder, sample):
-            if sample.source == Ds.RecorderSource.SCRATCHPAD:
+            if sample.source == DsRecorder.RecorderSource.SCRATCHPAD:
                 seen.append((sample.event, sample.kind, sample.bytes, sample.held))
 
         wid = rec.add_watch(watch)
@@ -135,13 +139,13 @@ class TestRecorder(DsTestCase):
         finally:
             rec.stop()
         rec.remove_watch(wid)
-        hold = (Ds.RecorderEvent.EXPORT_HOLD, HOST, held, held)
-        back = (Ds.RecorderEvent.EXPORT_RETURN, HOST, held, 0)
+        hold = (DsRecorder.RecorderEvent.EXPORT_HOLD, HOST, held, held)
+        back = (DsRecorder.RecorderEvent.EXPORT_RETURN, HOST, held, 0)
         self.assertIn(hold, seen)
         self.assertIn(back, seen)
         self.assertLess(seen.index(hold), seen.index(back))
         # The release gave the rest back at once.
-        released = [s for s in seen if s[0] == Ds.RecorderEvent.RELEASE]
+        released = [s for s in seen if s[0] == DsRecorder.RecorderEvent.RELEASE]
         self.assertEqual([s[2] for s in released], [reserved - held])
 
         with tempfile.TemporaryDirectory() as d:
@@ -157,7 +161,7 @@ class TestRecorder(DsTestCase):
         self.assertEqual(rows[0]['pool'], rows[1]['pool'])
 
     def test_one_at_a_time(self):
-        a, b = Ds.Recorder.new(16), Ds.Recorder.new(16)
+        a, b = DsRecorder.Recorder.new(16), DsRecorder.Recorder.new(16)
         a.start()
         try:
             self.assertRaisesDsError(Ds.Error.BUSY, b.start)
@@ -165,7 +169,7 @@ class TestRecorder(DsTestCase):
             a.stop()
 
     def test_file_error(self):
-        rec = Ds.Recorder.new_for_file('/nonexistent/dir/rec.csv', 16)
+        rec = DsRecorder.Recorder.new_for_file('/nonexistent/dir/rec.csv', 16)
         with self.assertRaises(GLib.Error) as cm:
             rec.start()
         self.assertTrue(cm.exception.matches(GLib.file_error_quark(), GLib.FileError.NOENT))

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-# check-symbols.py: the exported symbols of libds must be exactly ds.symbols
+# check-symbols.py: the exported symbols of libds (and libds-recorder) must be
+# exactly ds.symbols (ds-recorder.symbols)
 #
 # Copyright 2026 The ds authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Compare the dynamic symbols libds-1.0.so defines with tests/abi/ds.symbols.
+"""Compare the dynamic symbols a ds library defines with its list (libds-1.0.so:
+tests/abi/ds.symbols, libds-recorder-1.0.so: tests/abi/ds-recorder.symbols).
 
 Fails when
   - the library exports any symbol that does not start with "ds_" (apart
@@ -19,18 +21,23 @@ bump soversion (see tests/abi/README.md).
 """
 
 import argparse
+import os
 import subprocess
 import sys
+
+# Where each list's library is in a build tree.
+RELATIVE = {"ds.symbols": "src/libds-1.0.so",
+            "ds-recorder.symbols": "src/recorder/libds-recorder-1.0.so"}
 
 # Defined by the GNU linker in every shared object, not by us.
 LINKER_SYMBOLS = {"_init", "_fini", "_edata", "_end", "__bss_start"}
 
 HEADER = """\
-# Exported symbols of libds-1.0.so, one per line, sorted (LC_ALL=C).
-# Checked by the abi-symbols test (tests/abi/check-symbols.py); a
+# Exported symbols of {library}, one per line, sorted (LC_ALL=C).
+# Checked by the abi-symbols tests (tests/abi/check-symbols.py); a
 # difference fails it. Regenerate deliberately with
 #   python3 tests/abi/check-symbols.py --update \\
-#       --symbols tests/abi/ds.symbols BUILDDIR/src/libds-1.0.so
+#       --symbols tests/abi/{symbols} BUILDDIR/{path}
 # and follow the soversion/libversion rules in tests/abi/README.md.
 """
 
@@ -86,7 +93,10 @@ def main():
 
     if args.update:
         with open(args.symbols, "w", encoding="utf-8") as f:
-            f.write(HEADER)
+            f.write(HEADER.format(library=os.path.basename(args.library).split(".so")[0] + ".so",
+                                  symbols=os.path.basename(args.symbols),
+                                  path=RELATIVE.get(os.path.basename(args.symbols),
+                                                    os.path.basename(args.library))))
             for n in sorted(ours):
                 f.write(n + "\n")
         print("wrote %d symbols to %s" % (len(ours), args.symbols))

@@ -3,7 +3,10 @@
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Needs a GPU (exits 77 without one). One non-blocking stream; every case
+ * The first table (host memory, runs anywhere) is the cost of libds's
+ * observer hook: the same host lifecycles with nothing observing and with
+ * a no-op observer installed, timed interleaved. The rest needs a GPU
+ * (exits 77 without one). One non-blocking stream; every case
  * does the same temporaries, the stream is synchronized (untimed) between
  * batches, and the pools are warm. The targets of DESIGN.md §4
  * are printed as MET/MISSED lines under each table: absolute limits, or
@@ -17,6 +20,92 @@
 #include "bench-lifecycle.h"
 
 #include <string.h>
+
+/* The observer hook -------------------------------------------------------------- */
+
+/* A unit of host work: 8 allocations over 3 blocks of the default host
+ * pool (as bench-recorder's). */
+static const gsize host_unit[8] = { 200, 1000, 4096, 16384, 300, 65536, 2000, 262144 };
+
+typedef struct
+{
+  DsScratchpad     *sp;         /* reused; NULL: a new one per lifecycle */
+  const DsObserver *observer;   /* installed while the case runs, or NULL */
+} HookCase;
+
+static void
+noop_observe (const DsObservation *o,
+              gpointer             user_data)
+{
+}
+
+static gboolean
+noop_refuse (const DsObservation *o,
+             gpointer             user_data)
+{
+  return FALSE;
+}
+
+/* Takes every event, figures included, and does nothing with it. */
+static const DsObserver noop_observer = { .observe = noop_observe };
+/* Refuses every frequent event in want (): a recorder between samples. */
+static const DsObserver refusing_observer = { .want = noop_refuse, .observe = noop_observe };
+
+static void
+hook_lifecycles (gpointer data,
+                 guint    n)
+{
+  HookCase *hc = data;
+
+  if (hc->observer != NULL && !ds_observer_install (hc->observer, NULL))
+    g_error ("another observer is installed");
+  for (guint i = 0; i < n; i++)
+    {
+      DsScratchpad *sp = hc->sp != NULL ? hc->sp : g_object_new (DS_TYPE_SCRATCHPAD, NULL);
+
+      for (guint k = 0; k < G_N_ELEMENTS (host_unit); k++)
+        ds_bench_sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, host_unit[k], 0, NULL);
+      if (hc->sp != NULL)
+        ds_scratchpad_release (sp);
+      else
+        g_object_unref (sp);
+    }
+  if (hc->observer != NULL)
+    ds_observer_remove (hc->observer);
+}
+
+static void
+bench_observer_hook (void)
+{
+  g_autoptr(DsBenchTable) t = ds_bench_table_new (
+    "the observer hook (ds-observer.h): host lifecycles, 8 allocations (200 B to 256 KiB, "
+    "3 blocks of the default host pool) + release or unref, with nothing observing and "
+    "with a no-op observer installed");
+  DsScratchpad *sp = g_object_new (DS_TYPE_SCRATCHPAD, NULL);
+  HookCase reused = { sp, NULL }, reused_noop = { sp, &noop_observer },
+           reused_refuse = { sp, &refusing_observer };
+  HookCase fresh = { NULL, NULL }, fresh_noop = { NULL, &noop_observer };
+  DsBenchResult *r0, *r1, *r2, *n0, *n1;
+
+  r0 = ds_bench_table_add_case (t, "reused scratchpad + release, nothing observing (every other table)",
+                                hook_lifecycles, NULL, &reused, 0, 200000, 1.0);
+  r1 = ds_bench_table_add_case (t, "reused scratchpad + release, a no-op observer (every event, figures read)",
+                                hook_lifecycles, NULL, &reused_noop, 0, 200000, 1.0);
+  r2 = ds_bench_table_add_case (t, "reused scratchpad + release, a no-op observer refusing frequent events in want ()",
+                                hook_lifecycles, NULL, &reused_refuse, 0, 200000, 1.0);
+  n0 = ds_bench_table_add_case (t, "new scratchpad + unref, nothing observing",
+                                hook_lifecycles, NULL, &fresh, 0, 200000, 1.0);
+  n1 = ds_bench_table_add_case (t, "new scratchpad + unref, a no-op observer (every event, figures read)",
+                                hook_lifecycles, NULL, &fresh_noop, 0, 200000, 1.0);
+  ds_bench_table_measure (t);
+  ds_bench_table_note (t, "an installed no-op observer costs %+.1f ns per reused lifecycle (%+.1f ns "
+                       "refusing in want ()), %+.1f ns per new one; nothing observing is one load and "
+                       "an untaken branch per place that could tell",
+                       r1->median_ns - r0->median_ns, r2->median_ns - r0->median_ns,
+                       n1->median_ns - n0->median_ns);
+  ds_bench_table_print (t);
+  g_object_unref (sp);
+}
 
 /* DALI's four-kind workload: 16 KiB host + pinned + managed, 256 KiB device. */
 static const Temp dali4[4] = {
@@ -512,6 +601,7 @@ main (int    argc,
   guint i, j, k;
 
   ds_bench_init (&argc, &argv, "bench-lifecycle: scratchpad lifecycles against every alternative");
+  bench_observer_hook ();
   ds_bench_require_cuda ();
 
   c.device = 0;

@@ -6,12 +6,14 @@
  * Host memory only: runs on any machine. The same operations with no
  * recorder, with one running at its default interval (frequent events
  * coalesced), keeping every event, writing a file, and with a watch; then
- * eight threads without and with a recorder. The cost of the recorder
- * when none runs is one branch per report: compare bench-host and
- * bench-bump with the build before it.
+ * eight threads without and with a recorder. The cost of the observer
+ * hook when nothing observes is one branch per event: bench-lifecycle
+ * measures it.
  */
 
 #include "ds-bench.h"
+
+#include <ds-recorder.h>
 
 #include <glib/gstdio.h>
 

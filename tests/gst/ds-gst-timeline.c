@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include <ds-gst.h>
+#include <ds-recorder.h>
 #include <glib/gstdio.h>
 #if DS_GST_HAVE_CUDA
 # include <gst/cuda/gstcudaloader.h>

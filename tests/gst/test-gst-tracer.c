@@ -14,6 +14,8 @@
 
 #include <string.h>
 
+#include <ds-recorder.h>
+
 /* A test element: each buffer takes host scratch and passes on. ------------------ */
 
 #define DS_TEST_TYPE_SCRATCHER (ds_test_scratcher_get_type ())

@@ -166,10 +166,10 @@ def main():
         if not os.path.islink(p):
             with open(p, "rb") as f:
                 elf = f.read(4) == b"\x7fELF"
-            # libds, libds-alloc, libds-gst and the dstracers plugin where GStreamer was
+            # libds, libds-alloc, libds-recorder, libds-gst and the dstracers plugin where GStreamer was
             # found (src/gst), and the PyGObject override's extension module
             # beside Ds.py.
-            if elf and not re.fullmatch(r"libds(-alloc|-gst)?-1\.0\.so\.\d+\.\d+\.\d+", base) and \
+            if elf and not re.fullmatch(r"libds(-alloc|-recorder|-gst)?-1\.0\.so\.\d+\.\d+\.\d+", base) and \
                not (base == "libgstdstracers.so" and "/gstreamer-1.0/" in rel) and \
                not (re.fullmatch(r"_gi_ds\.cpython-.*\.so", base) and "/gi/overrides/" in rel):
                 failures.append("binary other than libds installed (test/example?): " + rel)

@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ds.h>
+#include <ds-recorder.h>
 #include <glib/gstdio.h>
 
 #define N_POOLS 3   /* the default host pool, a private one, one that releases early */

@@ -35,7 +35,7 @@
 
 #include "config.h"
 
-#include <ds.h>
+#include <ds-recorder.h>
 
 #include "ds-gst-memory-tracer.h"
 

@@ -17,9 +17,6 @@ N_MEMORY_KINDS: int
 POOL_RESOURCE_DEFAULT_IDLE_TIMEOUT: int
 POOL_RESOURCE_DEFAULT_MAX_CACHED_SIZE: int
 POOL_RESOURCE_DEFAULT_RELEASE_THRESHOLD: int
-RECORDER_DEFAULT_CAPACITY: int
-RECORDER_DEFAULT_INTERVAL: int
-RecorderWatchFunc = Callable[[Recorder, RecorderSample, object | None], None]
 SCRATCHPAD_DEFAULT_ALIGNMENT: int
 SCRATCHPAD_DEFAULT_INITIAL_SIZE: int
 SCRATCHPAD_DEFAULT_MAX_BLOCK_SIZE: int
@@ -402,124 +399,6 @@ class PoolStats(GObject.GBoxed):
     def copy(self) -> PoolStats:
         """Copies self."""
         ...
-
-
-class Recorder(GObject.Object):
-    """Records what pools and scratchpads do, over time: a memory timeline."""
-    class _Props:
-        capacity: int
-        file: str
-        interval: int
-        n_lost: int
-        n_samples: int
-        running: bool
-    props: _Props
-    @classmethod
-    def new(cls, capacity: int) -> Recorder:
-        """Creates a recorder that keeps its newest capacity samples in memory."""
-        ...
-    @classmethod
-    def new_for_file(cls, path: str, capacity: int) -> Recorder:
-        """Creates a recorder that writes every sample to path while it runs (see `Ds.Recorder:file`)."""
-        ...
-    @staticmethod
-    def dup_running() -> Recorder | None:
-        """The recorder that is running, if any: one started with `Ds.Recorder.start`, or the one `DS_RECORD` asks for (which this starts if it has not started yet)."""
-        ...
-    def add_watch(self, func: RecorderWatchFunc) -> int:
-        """Calls func, while self runs, for every sample self keeps and for every scratchpad event (a block taken, blocks given back), including those that the `Ds.Recorder:interval` leaves out of the recording. It is called at once, on the thread of the event, possibly while ds holds locks of its own: it must be quick, and must not call into ds (no allocation from a scratchpad or pool, no recorder call). A GStreamer tracer, for example, uses it to find which element took the memory."""
-        ...
-    def get_capacity(self) -> int:
-        """The value of `Ds.Recorder:capacity`."""
-        ...
-    def get_file(self) -> str | None:
-        """The value of `Ds.Recorder:file`."""
-        ...
-    def get_interval(self) -> int:
-        """The value of `Ds.Recorder:interval`."""
-        ...
-    def get_n_lost(self) -> int:
-        """The value of `Ds.Recorder:n-lost`."""
-        ...
-    def get_n_samples(self) -> int:
-        """The value of `Ds.Recorder:n-samples`."""
-        ...
-    def get_running(self) -> bool:
-        """The value of `Ds.Recorder:running`."""
-        ...
-    def mark(self, label: str) -> None:
-        """Records a mark at this moment with label, so that the timeline shows what the program was doing (a pipeline paused, a phase of work began). Does nothing unless self is running."""
-        ...
-    def remove_watch(self, id: int) -> None:
-        """Removes a watch. Once this returns, its function is not running and will not be called again (its data is freed then). Must not be called from a watch."""
-        ...
-    def set_interval(self, interval: int) -> None:
-        """Sets `Ds.Recorder:interval`; a running recorder uses the new value at once."""
-        ...
-    def start(self) -> bool:
-        """Starts a new recording: forgets the samples of the last one and makes self the process's running recorder, until `Ds.Recorder.stop`. With a `Ds.Recorder:file`, opens it (replacing what it held) and writes the format's header."""
-        ...
-    def stop(self) -> None:
-        """Stops recording, once every pool was looked at a last time. Returns once no report is under way any more, with the rest of the samples in the `Ds.Recorder:file`, which it closes; the samples stay in memory for `Ds.Recorder.write`. Does nothing if self is not running. Must not be called from a watch."""
-        ...
-    def write(self, path: str) -> bool:
-        """Writes the samples self holds (the newest `Ds.Recorder:capacity` of its last recording, oldest first) to path, replacing it, in the format described at `Ds.Recorder`. Works while self runs too."""
-        ...
-
-
-class RecorderClass:
-    ...
-
-
-class RecorderEvent(GObject.GEnum):
-    """What a `Ds.RecorderSample` records. The nicks (`hit`, `upstream-alloc`, …) are the names used in recordings."""
-    SAMPLE: RecorderEvent
-    HIT: RecorderEvent
-    MISS: RecorderEvent
-    FREE: RecorderEvent
-    UPSTREAM_ALLOC: RecorderEvent
-    UPSTREAM_FREE: RecorderEvent
-    EVICT: RecorderEvent
-    IDLE_RELEASE: RecorderEvent
-    TRIM: RecorderEvent
-    DISPOSE: RecorderEvent
-    FENCE_CHECK: RecorderEvent
-    FENCE_DRAIN: RecorderEvent
-    BLOCK: RecorderEvent
-    RELEASE: RecorderEvent
-    MARK: RecorderEvent
-    LOST: RecorderEvent
-    EXPORT_HOLD: RecorderEvent
-    EXPORT_RETURN: RecorderEvent
-
-
-class RecorderSample(GObject.GBoxed):
-    """One sample of a memory recording (`Ds.Recorder`): what happened and what the pool (or scratchpad) held right after. Stream samples carry device and count only."""
-    time: int
-    event: RecorderEvent
-    source: RecorderSource
-    id: int
-    kind: MemoryKind
-    device: int
-    count: int
-    bytes: int
-    held: int
-    in_use: int
-    pending: int
-    peak: int
-    pool: int
-    label: str
-    def copy(self) -> RecorderSample:
-        """Copies self (its label is an interned string, shared)."""
-        ...
-
-
-class RecorderSource(GObject.GEnum):
-    """What a `Ds.RecorderSample` is about."""
-    POOL: RecorderSource
-    SCRATCHPAD: RecorderSource
-    STREAM: RecorderSource
-    RECORDER: RecorderSource
 
 
 class Scratchpad(GObject.Object, ScratchpadIface):

@@ -6,21 +6,20 @@
 
 #pragma once
 
-#if !defined (DS_INSIDE) && !defined (DS_COMPILATION)
-# error "Only <ds.h> can be included directly."
+#if !defined (DS_RECORDER_INSIDE) && !defined (DS_RECORDER_COMPILATION)
+# error "Only <ds-recorder.h> can be included directly."
 #endif
 
-#include <glib-object.h>
-
-#include "ds-memory-kind.h"
-#include "ds-types.h"
+#include <ds.h>
 
 G_BEGIN_DECLS
 
 /**
  * DsRecorderEvent:
  * @DS_RECORDER_EVENT_SAMPLE: a look at a pool taken by the recorder
- *   itself, every 100 ms, whether or not the pool is used
+ *   itself, every 100 ms, whether or not the pool is used (the events up
+ *   to @DS_RECORDER_EVENT_RELEASE have the values of the events of
+ *   libds's observer hook, `ds-observer.h`, the recorder's source)
  * @DS_RECORDER_EVENT_HIT: a pool served requests from its cache
  * @DS_RECORDER_EVENT_MISS: a pool could not serve a request from its
  *   cache (it takes a block from upstream for it)
@@ -45,7 +44,7 @@ G_BEGIN_DECLS
  *   releases of streams nobody checked (most often streams destroyed since)
  * @DS_RECORDER_EVENT_BLOCK: a scratchpad took a new block from its upstream
  * @DS_RECORDER_EVENT_RELEASE: a scratchpad gave its blocks of one kind back
- * @DS_RECORDER_EVENT_MARK: a mark made with [method@Ds.Recorder.mark]
+ * @DS_RECORDER_EVENT_MARK: a mark made with [method@DsRecorder.Recorder.mark]
  * @DS_RECORDER_EVENT_LOST: samples the recorder lost: overwritten before
  *   they were written to its file (in recordings only)
  * @DS_RECORDER_EVENT_EXPORT_HOLD: a scratchpad's release
@@ -58,7 +57,7 @@ G_BEGIN_DECLS
  *   %DS_RECORDER_EVENT_EXPORT_HOLD. Not reported for blocks kept before
  *   the recorder started.
  *
- * What a [struct@Ds.RecorderSample] records. The nicks (`hit`,
+ * What a [struct@DsRecorder.RecorderSample] records. The nicks (`hit`,
  * `upstream-alloc`, …) are the names used in recordings.
  */
 typedef enum
@@ -90,7 +89,7 @@ typedef enum
  * @DS_RECORDER_SOURCE_STREAM: a CUDA stream that blocks were given back on
  * @DS_RECORDER_SOURCE_RECORDER: the recorder itself (marks, lost samples)
  *
- * What a [struct@Ds.RecorderSample] is about.
+ * What a [struct@DsRecorder.RecorderSample] is about.
  */
 typedef enum
 {
@@ -117,7 +116,7 @@ typedef struct _DsRecorderSample DsRecorderSample;
  * @device: the CUDA device, or -1 (host memory, or not known yet)
  * @count: how many events of the same kind on the same source the sample
  *   stands for (frequent events are coalesced: see
- *   [property@Ds.Recorder:interval])
+ *   [property@DsRecorder.Recorder:interval])
  * @bytes: the bytes those events moved (blocks handed out, given back,
  *   taken from or returned upstream)
  * @held: after the event: the bytes the pool holds from upstream, in use
@@ -134,7 +133,7 @@ typedef struct _DsRecorderSample DsRecorderSample;
  * @label: (nullable): a mark's label; "default" for a pool that is a
  *   default resource; or `NULL`
  *
- * One sample of a memory recording ([class@Ds.Recorder]): what happened
+ * One sample of a memory recording ([class@DsRecorder.Recorder]): what happened
  * and what the pool (or scratchpad) held right after. Stream samples carry
  * @device and @count only.
  */
@@ -159,11 +158,11 @@ struct _DsRecorderSample
   guint64           _ds_reserved[4];
 };
 
-DS_AVAILABLE_IN_0_2
+DS_RECORDER_AVAILABLE_IN_ALL
 GType             ds_recorder_sample_get_type (void) G_GNUC_CONST;
-DS_AVAILABLE_IN_0_2
+DS_RECORDER_AVAILABLE_IN_ALL
 DsRecorderSample *ds_recorder_sample_copy     (const DsRecorderSample *self) G_GNUC_WARN_UNUSED_RESULT;
-DS_AVAILABLE_IN_0_2
+DS_RECORDER_AVAILABLE_IN_ALL
 void              ds_recorder_sample_free     (DsRecorderSample       *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DsRecorderSample, ds_recorder_sample_free)

@@ -29,8 +29,13 @@ void ds_recorder_format_sample (const DsRecorderSample *s,
                                 gpointer                user_data);
 
 /* Appends what the ring of @self got since the last call to its file,
- * if it has one open, with a `lost` line for what it missed. Called by
- * the recorder's thread, or by the stopper once it is gone. */
+ * if it has one open, with a `lost` line for what it missed (buffered:
+ * the recorder's thread flushes the file every 10 ms, the C library at
+ * exit). Called by whoever keeps a sample. */
+void ds_recorder_format_write  (DsRecorder             *self);
+
+/* ds_recorder_format_write (), then the file flushed; by the recorder's
+ * thread, and by the stopper once it is gone. */
 void ds_recorder_format_flush  (DsRecorder             *self);
 
 G_END_DECLS

@@ -15,7 +15,7 @@
 
 #pragma once
 
-#include "ds-recorder-sample.h"
+#include "ds-recorder.h"
 
 G_BEGIN_DECLS
 

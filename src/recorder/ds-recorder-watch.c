@@ -22,14 +22,14 @@
  *
  * Calls @func, while @self runs, for every sample @self keeps and for
  * every scratchpad event (a block taken, blocks given back), including
- * those that the [property@Ds.Recorder:interval] leaves out of the
+ * those that the [property@DsRecorder.Recorder:interval] leaves out of the
  * recording. It is called at once, on the thread of the event, possibly
  * while ds holds locks of its own: it must be quick, and must not call
  * into ds (no allocation from a scratchpad or pool, no recorder call).
  * A GStreamer tracer, for example, uses it to find which element took
  * the memory.
  *
- * Returns: the watch's id, for [method@Ds.Recorder.remove_watch]
+ * Returns: the watch's id, for [method@DsRecorder.Recorder.remove_watch]
  */
 guint
 ds_recorder_add_watch (DsRecorder          *self,
@@ -56,7 +56,7 @@ ds_recorder_add_watch (DsRecorder          *self,
 /**
  * ds_recorder_remove_watch:
  * @self: a #DsRecorder
- * @id: a watch's id, from [method@Ds.Recorder.add_watch]
+ * @id: a watch's id, from [method@DsRecorder.Recorder.add_watch]
  *
  * Removes a watch. Once this returns, its function is not running and
  * will not be called again (its data is freed then). Must not be called

@@ -15,7 +15,7 @@
 
 #include "ds-recorder-format-private.h"
 #include "ds-recorder-state-private.h"
-#include "ds-enum-types.h"
+#include "ds-recorder-enum-types.h"
 
 /* The first line of every recording: the format's name and version. */
 #define FORMAT_LINE "# ds memory recording, format 1\n"
@@ -133,14 +133,11 @@ ds_recorder_format_header (GString *out,
   g_string_append (out, HEADER_LINE);
 }
 
-void
-ds_recorder_format_flush (DsRecorder *self)
+static void
+write_locked (DsRecorder *self)
 {
   g_autoptr(GString) out = g_string_new (NULL);
   guint64 lost = 0;
-
-  if (self->out == NULL)
-    return;
 
   ds_recorder_ring_read (self->ring, &self->out_cursor, &lost, ds_recorder_format_sample, out);
   if (lost != 0)
@@ -149,8 +146,26 @@ ds_recorder_format_flush (DsRecorder *self)
       __atomic_add_fetch (&self->n_lost, lost, __ATOMIC_RELAXED);
     }
   if (out->len != 0)
+    fwrite (out->str, 1, out->len, self->out);
+}
+
+void
+ds_recorder_format_write (DsRecorder *self)
+{
+  g_mutex_lock (&self->out_lock);
+  if (self->out != NULL)
+    write_locked (self);
+  g_mutex_unlock (&self->out_lock);
+}
+
+void
+ds_recorder_format_flush (DsRecorder *self)
+{
+  g_mutex_lock (&self->out_lock);
+  if (self->out != NULL)
     {
-      fwrite (out->str, 1, out->len, self->out);
+      write_locked (self);
       fflush (self->out);
     }
+  g_mutex_unlock (&self->out_lock);
 }

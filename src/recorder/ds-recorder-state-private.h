@@ -5,9 +5,8 @@
  *
  * The DsRecorder instance and the one running recorder, which
  * ds-recorder.c (the object and its API) starts and stops,
- * ds-recorder-report.c (what reporters call) reads and
- * ds-recorder-format.c (the file) writes out; and the clock its samples
- * are stamped with.
+ * ds-recorder-report.c (the observer) reads and ds-recorder-format.c
+ * (the file) writes out; and the clock its samples are stamped with.
  */
 
 #pragma once
@@ -40,13 +39,14 @@ struct _DsRecorder
   gint64           start_ns;      /* the monotonic clock when it started */
   gboolean         running;       /* under state_lock (ds-recorder.c) */
 
-  /* The recorder's thread: probes and the file. */
+  /* The recorder's thread: looks at the pools, flushes the file. */
   GThread         *thread;
   GMutex           lock;
   GCond            cond;
   gboolean         stopping;      /* under lock */
-  FILE            *out;           /* the thread's, or the stopper's once it is gone */
-  guint64          out_cursor;
+  GMutex           out_lock;
+  FILE            *out;           /* under out_lock */
+  guint64          out_cursor;    /* under out_lock */
   guint64          n_lost;        /* atomic */
 
   GRWLock          watch_lock;
@@ -55,6 +55,8 @@ struct _DsRecorder
   gint             n_watches;     /* atomic */
 };
 
+/* Set while the running recorder has watches (atomic). */
+extern gint ds_recorder_watched;
 /* The running recorder (atomic; it holds a reference), set and cleared
  * by ds-recorder.c under its state lock, read by reporters. */
 extern DsRecorder *ds_recorder_running;
@@ -65,9 +67,6 @@ extern gint ds_recorder_in_flight;
 extern gint64 ds_recorder_running_interval_ns;
 /* Set while this thread calls watches, to refuse what would deadlock. */
 extern __thread gboolean ds_recorder_in_watch;
-
-/* Calls every probe once (ds_recorder_add_probe ()). */
-void ds_recorder_run_probes (void);
 
 /* Tells reporters whether the running recorder, if it is @self, has
  * watches (ds-recorder.c, under its state lock). */

@@ -3,32 +3,29 @@
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * How it works: ds-recorder-private.h says how the library reports
- * (ds-recorder-report.c); the samples go into a ring
- * (ds-recorder-ring-private.h). A running recorder has one thread of its
- * own that calls the probes (a look at every pool) every 100 ms and,
- * with a file, appends what the ring got since to it every 10 ms, in the
- * format of ds-recorder-format.c. Stopping waits for the reports under
- * way (a count of them: reporters enter, read the running recorder,
- * leave), so a recorder and its watches are never used after
- * ds_recorder_stop () returns.
+ * How it works: a running recorder is libds's observer
+ * (ds-recorder-private.h, ds-recorder-report.c); the samples go into a
+ * ring (ds-recorder-ring-private.h) and, with a file, on into the file as
+ * they are kept, in the format of ds-recorder-format.c. A running
+ * recorder has one thread of its own that looks at every pool every
+ * 100 ms (ds_observer_look_at_pools ()) and flushes the file every 10 ms.
+ * Stopping removes the observer (which waits for the observations under
+ * way) and waits for the marks under way, so a recorder and its watches
+ * are never used after ds_recorder_stop () returns.
  */
 
 #include "config.h"
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include <glib/gstdio.h>
 
 #include "ds-recorder-state-private.h"
 #include "ds-recorder-format-private.h"
-#include "ds-error.h"
 
 /* How often the recorder's thread looks at every pool, and how often it
- * writes what came to the file (a ring of the default capacity fills in
- * that time only at millions of samples a second). */
+ * flushes the file (and writes what the ring got that nobody wrote yet). */
 #define PROBE_US (100 * G_TIME_SPAN_MILLISECOND)
 #define WRITE_US (10 * G_TIME_SPAN_MILLISECOND)
 
@@ -58,7 +55,7 @@ static gpointer
 recorder_thread (gpointer data)
 {
   DsRecorder *self = data;
-  gint64 period = self->out != NULL ? WRITE_US : PROBE_US;
+  gint64 period = self->file != NULL ? WRITE_US : PROBE_US;
   gint64 next_probe = g_get_monotonic_time () + PROBE_US;
 
   g_mutex_lock (&self->lock);
@@ -73,7 +70,7 @@ recorder_thread (gpointer data)
       g_mutex_unlock (&self->lock);
       if (g_get_monotonic_time () >= next_probe)
         {
-          ds_recorder_run_probes ();
+          ds_observer_look_at_pools ();
           next_probe += PROBE_US;
         }
       ds_recorder_format_flush (self);
@@ -120,6 +117,7 @@ ds_recorder_finalize (GObject *object)
   g_array_free (self->watches, TRUE);
   g_rw_lock_clear (&self->watch_lock);
   g_mutex_clear (&self->lock);
+  g_mutex_clear (&self->out_lock);
   g_cond_clear (&self->cond);
   g_free (self->file);
 
@@ -279,7 +277,7 @@ ds_recorder_class_init (DsRecorderClass *klass)
    * DsRecorder:n-lost:
    *
    * The samples lost since the recorder last started: with a
-   * [property@Ds.Recorder:file], those overwritten before they were
+   * [property@DsRecorder.Recorder:file], those overwritten before they were
    * written; without, those overwritten by newer ones (not notified).
    */
   properties[PROP_N_LOST] =
@@ -299,6 +297,7 @@ ds_recorder_init (DsRecorder *self)
   self->next_watch_id = 1;
   g_rw_lock_init (&self->watch_lock);
   g_mutex_init (&self->lock);
+  g_mutex_init (&self->out_lock);
   g_cond_init (&self->cond);
 }
 
@@ -314,36 +313,37 @@ ds_recorder_init (DsRecorder *self)
  * gives back to its upstream resource, its evictions, idle releases and
  * trims; every [class@Ds.Scratchpad] reports the blocks it takes and
  * gives back; and the checks of streams that blocks were given back on
- * are counted. Each report is a [struct@Ds.RecorderSample]: the time, the
+ * are counted. Each report is a [struct@DsRecorder.RecorderSample]: the time, the
  * pool (or scratchpad), its kind and device, and what it holds, has in
  * use, has pending and its peak, right after. The recorder also looks at
  * every pool every 100 ms, so that a pool nobody uses still shows. The
- * newest [property@Ds.Recorder:capacity] samples are kept in a ring, in
- * memory that does not grow; [method@Ds.Recorder.write] writes them out,
- * and a recorder with a [property@Ds.Recorder:file] writes them there as
+ * newest [property@DsRecorder.Recorder:capacity] samples are kept in a ring, in
+ * memory that does not grow; [method@DsRecorder.Recorder.write] writes them out,
+ * and a recorder with a [property@DsRecorder.Recorder:file] writes them there as
  * it goes.
  *
- * While no recorder runs, the library's cost is one predictable branch
- * per report. One recorder runs at a time, for the whole process; it is
- * thread-safe.
+ * A running recorder is libds's one observer (`ds-observer.h`); while
+ * none runs, libds's cost is one predictable branch per event. One
+ * recorder runs at a time, for the whole process; it is thread-safe.
  *
  * Programs that cannot be changed are recorded by setting the environment
- * variable `DS_RECORD` to a file name: ds then starts a recorder with that
- * file when the first pool is made (or [func@Ds.Recorder.dup_running] is
- * first called) and stops it, writing the rest, when the process exits.
+ * variable `DS_RECORD` to a file name: libds then loads this library and
+ * starts a recorder with that file when the first pool is made (see
+ * [func@DsRecorder.Recorder.start_from_environment]), which runs until the
+ * process exits, its file complete.
  *
  * The format (CSV, one sample a line) is described in the docs' memory
  * timeline page: a line `# ds memory recording, format 1`, comment lines
  * starting with `#`, a header line, then the columns `time` (seconds
  * since the recorder started), `event`, `source`, `id`, `kind`, `device`,
  * `count`, `bytes`, `held`, `in_use`, `pending`, `peak`, `pool` and
- * `label`, named and meant as the fields of [struct@Ds.RecorderSample]
+ * `label`, named and meant as the fields of [struct@DsRecorder.RecorderSample]
  * (event, source and kind by their nicks).
  */
 
 /**
  * ds_recorder_new:
- * @capacity: how many samples to keep (0: [const@Ds.RECORDER_DEFAULT_CAPACITY])
+ * @capacity: how many samples to keep (0: [const@DsRecorder.RECORDER_DEFAULT_CAPACITY])
  *
  * Creates a recorder that keeps its newest @capacity samples in memory.
  *
@@ -361,10 +361,10 @@ ds_recorder_new (guint capacity)
  * ds_recorder_new_for_file:
  * @path: (type filename): the file to write the samples to
  * @capacity: how many samples to keep in memory until they are written
- *   (0: [const@Ds.RECORDER_DEFAULT_CAPACITY])
+ *   (0: [const@DsRecorder.RECORDER_DEFAULT_CAPACITY])
  *
  * Creates a recorder that writes every sample to @path while it runs
- * (see [property@Ds.Recorder:file]).
+ * (see [property@DsRecorder.Recorder:file]).
  *
  * Returns: (transfer full): a new #DsRecorder
  */
@@ -384,7 +384,7 @@ ds_recorder_new_for_file (const char *path,
  * ds_recorder_dup_running:
  *
  * The recorder that is running, if any: one started with
- * [method@Ds.Recorder.start], or the one `DS_RECORD` asks for (which
+ * [method@DsRecorder.Recorder.start], or the one `DS_RECORD` asks for (which
  * this starts if it has not started yet).
  *
  * Returns: (transfer full) (nullable): the running recorder, or `NULL`
@@ -409,8 +409,8 @@ ds_recorder_dup_running (void)
  * @error: return location for a #GError
  *
  * Starts a new recording: forgets the samples of the last one and makes
- * @self the process's running recorder, until [method@Ds.Recorder.stop].
- * With a [property@Ds.Recorder:file], opens it (replacing what it held)
+ * @self the process's running recorder, until [method@DsRecorder.Recorder.stop].
+ * With a [property@DsRecorder.Recorder:file], opens it (replacing what it held)
  * and writes the format's header.
  *
  * Returns: `TRUE`; `FALSE` with @error set if another recorder is running
@@ -440,6 +440,13 @@ ds_recorder_start (DsRecorder  *self,
       g_mutex_unlock (&state_lock);
       return FALSE;
     }
+  if (!ds_observer_install (&ds_recorder_observer, NULL))
+    {
+      g_set_error (error, DS_ERROR, DS_ERROR_BUSY,
+                   "Another observer of ds is installed (one at a time)");
+      g_mutex_unlock (&state_lock);
+      return FALSE;
+    }
 
   if (self->file != NULL)
     {
@@ -452,6 +459,7 @@ ds_recorder_start (DsRecorder  *self,
 
           g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
                        "Cannot open the recording %s: %s", self->file, g_strerror (saved));
+          ds_observer_remove (&ds_recorder_observer);
           g_mutex_unlock (&state_lock);
           return FALSE;
         }
@@ -475,7 +483,6 @@ ds_recorder_start (DsRecorder  *self,
   __atomic_store_n (&ds_recorder_running, g_object_ref (self), __ATOMIC_SEQ_CST);
   __atomic_store_n (&ds_recorder_watched, __atomic_load_n (&self->n_watches, __ATOMIC_RELAXED) != 0,
                     __ATOMIC_RELAXED);
-  __atomic_store_n (&ds_recorder_on, 1, __ATOMIC_RELAXED);
   self->thread = g_thread_new ("ds-recorder", recorder_thread, self);
   g_mutex_unlock (&state_lock);
 
@@ -488,9 +495,9 @@ ds_recorder_start (DsRecorder  *self,
  * @self: a #DsRecorder
  *
  * Stops recording, once every pool was looked at a last time. Returns
- * once no report is under way any more, with the rest of the samples in
- * the [property@Ds.Recorder:file], which it closes; the samples stay in
- * memory for [method@Ds.Recorder.write]. Does nothing if @self is not
+ * once no observation is under way any more, with the rest of the samples in
+ * the [property@DsRecorder.Recorder:file], which it closes; the samples stay in
+ * memory for [method@DsRecorder.Recorder.write]. Does nothing if @self is not
  * running. Must not be called from a watch.
  */
 void
@@ -512,21 +519,24 @@ ds_recorder_stop (DsRecorder *self)
   g_mutex_unlock (&self->lock);
   g_thread_join (g_steal_pointer (&self->thread));
 
-  /* The end of the recording: where every pool stands. */
-  ds_recorder_run_probes ();
+  /* The end of the recording: where every pool stands. Then no
+   * observation is under way once the observer is gone. */
+  ds_observer_look_at_pools ();
+  ds_observer_remove (&ds_recorder_observer);
 
-  __atomic_store_n (&ds_recorder_on, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&ds_recorder_watched, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&ds_recorder_running, NULL, __ATOMIC_SEQ_CST);
   while (__atomic_load_n (&ds_recorder_in_flight, __ATOMIC_SEQ_CST) != 0)
     g_thread_yield ();
 
   ds_recorder_format_flush (self);
+  g_mutex_lock (&self->out_lock);
   if (self->out != NULL)
     {
       fclose (self->out);
       self->out = NULL;
     }
+  g_mutex_unlock (&self->out_lock);
   self->running = FALSE;
   g_mutex_unlock (&state_lock);
 
@@ -539,7 +549,7 @@ ds_recorder_stop (DsRecorder *self)
  * ds_recorder_get_running:
  * @self: a #DsRecorder
  *
- * The value of [property@Ds.Recorder:running].
+ * The value of [property@DsRecorder.Recorder:running].
  *
  * Returns: whether @self is recording
  */
@@ -593,8 +603,8 @@ ds_recorder_mark (DsRecorder *self,
  * @error: return location for a #GError
  *
  * Writes the samples @self holds (the newest
- * [property@Ds.Recorder:capacity] of its last recording, oldest first) to
- * @path, replacing it, in the format described at [class@Ds.Recorder].
+ * [property@DsRecorder.Recorder:capacity] of its last recording, oldest first) to
+ * @path, replacing it, in the format described at [class@DsRecorder.Recorder].
  * Works while @self runs too.
  *
  * Returns: `TRUE`, or `FALSE` with @error set (a #GFileError)
@@ -626,7 +636,7 @@ ds_recorder_write (DsRecorder  *self,
  * ds_recorder_get_capacity:
  * @self: a #DsRecorder
  *
- * The value of [property@Ds.Recorder:capacity].
+ * The value of [property@DsRecorder.Recorder:capacity].
  *
  * Returns: how many samples @self keeps
  */
@@ -642,7 +652,7 @@ ds_recorder_get_capacity (DsRecorder *self)
  * ds_recorder_get_file:
  * @self: a #DsRecorder
  *
- * The value of [property@Ds.Recorder:file].
+ * The value of [property@DsRecorder.Recorder:file].
  *
  * Returns: (nullable) (type filename): the file @self writes to, or `NULL`
  */
@@ -658,7 +668,7 @@ ds_recorder_get_file (DsRecorder *self)
  * ds_recorder_get_interval:
  * @self: a #DsRecorder
  *
- * The value of [property@Ds.Recorder:interval].
+ * The value of [property@DsRecorder.Recorder:interval].
  *
  * Returns: the interval, in milliseconds
  */
@@ -676,7 +686,7 @@ ds_recorder_get_interval (DsRecorder *self)
  * @interval: the shortest time between two samples of a source's frequent
  *   events, in milliseconds; 0 keeps every event
  *
- * Sets [property@Ds.Recorder:interval]; a running recorder uses the new
+ * Sets [property@DsRecorder.Recorder:interval]; a running recorder uses the new
  * value at once.
  */
 void
@@ -700,7 +710,7 @@ ds_recorder_set_interval (DsRecorder *self,
  * ds_recorder_get_n_samples:
  * @self: a #DsRecorder
  *
- * The value of [property@Ds.Recorder:n-samples].
+ * The value of [property@DsRecorder.Recorder:n-samples].
  *
  * Returns: the samples kept since @self last started
  */
@@ -722,7 +732,7 @@ ds_recorder_get_n_samples (DsRecorder *self)
  * ds_recorder_get_n_lost:
  * @self: a #DsRecorder
  *
- * The value of [property@Ds.Recorder:n-lost].
+ * The value of [property@DsRecorder.Recorder:n-lost].
  *
  * Returns: the samples lost since @self last started
  */
@@ -756,15 +766,18 @@ ds_recorder_update_watched (DsRecorder *self)
 
 /* DS_RECORD ----------------------------------------------------------------------- */
 
-static DsRecorder *environment_recorder;
-
-static void
-stop_environment_recorder (void)
-{
-  if (environment_recorder != NULL)
-    ds_recorder_stop (environment_recorder);
-}
-
+/**
+ * ds_recorder_start_from_environment:
+ *
+ * Starts a recorder that writes to the file named by the environment
+ * variable `DS_RECORD`, if it is set, and keeps it running for the life
+ * of the process; does nothing at later calls, or when `DS_RECORD` is not
+ * set. libds calls it when it makes its first pool with `DS_RECORD` set
+ * (loading this library if the program does not link it), so a program
+ * that knows nothing of the recorder is recorded. Its samples go to the
+ * file as they are kept; the C library flushes what is left of it when
+ * the process exits.
+ */
 void
 ds_recorder_start_from_environment (void)
 {
@@ -776,18 +789,13 @@ ds_recorder_start_from_environment (void)
 
       if (path != NULL && *path != '\0')
         {
-          g_autoptr(DsRecorder) recorder = ds_recorder_new_for_file (path, 0);
+          DsRecorder *recorder = ds_recorder_new_for_file (path, 0);
           g_autoptr(GError) error = NULL;
 
-          if (ds_recorder_start (recorder, &error))
-            {
-              environment_recorder = g_steal_pointer (&recorder);
-              atexit (stop_environment_recorder);
-            }
-          else
-            {
-              g_warning ("DS_RECORD=%s: not recording: %s", path, error->message);
-            }
+          /* Its reference is the running recorder's from here on. */
+          if (!ds_recorder_start (recorder, &error))
+            g_warning ("DS_RECORD=%s: not recording: %s", path, error->message);
+          g_object_unref (recorder);
         }
       g_once_init_leave (&once, 1);
     }

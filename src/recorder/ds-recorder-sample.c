@@ -6,7 +6,7 @@
 
 #include "config.h"
 
-#include "ds-recorder-sample.h"
+#include "ds-recorder.h"
 
 G_DEFINE_BOXED_TYPE (DsRecorderSample, ds_recorder_sample,
                      ds_recorder_sample_copy, ds_recorder_sample_free)
@@ -31,7 +31,7 @@ ds_recorder_sample_copy (const DsRecorderSample *self)
  * ds_recorder_sample_free: (skip)
  * @self: (transfer full) (nullable): a #DsRecorderSample
  *
- * Frees a copy made by [method@Ds.RecorderSample.copy].
+ * Frees a copy made by [method@DsRecorder.RecorderSample.copy].
  */
 void
 ds_recorder_sample_free (DsRecorderSample *self)
