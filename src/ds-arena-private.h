@@ -40,7 +40,7 @@ G_BEGIN_DECLS
 #define DS_ARENA_MIN_ALIGNMENT   _DS_BUMP_MIN_ALIGNMENT
 
 /* [cur, end) of the newest block (ds-bump.h). Its layout is part of
- * DsScratchpad's ABI: see ds-scratchpad-private.h. */
+ * DsScratchpad's ABI: see ds-scratchpad.c. */
 typedef _DsBumpWindow DsArenaWindow;
 
 typedef struct
