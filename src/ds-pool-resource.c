@@ -3,12 +3,59 @@
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The object: its type, properties, statistics, trim and lifecycle. A
- * pool is its shards (one thread's cache each), the registry of every
- * block it holds, and its upstream side; taking and giving back blocks is
- * in ds-pool-cache.c, growing and shrinking in ds-pool-growth.c. Upstream
- * calls run in the device and driver context the pool was bound to,
- * whichever thread makes them.
+ * A pool is its shards (ds-pool-shard-private.h: one thread's cache
+ * each), the registry of every block it holds (ds-pool-registry-private.h)
+ * and its upstream side. Upstream calls run in the device and driver
+ * context the pool was bound to, whichever thread makes them. In this
+ * file: the object's type, growing and shrinking, taking and giving back
+ * blocks, its properties, statistics, trim and lifecycle.
+ *
+ * Taking and giving back: the pool's DsMemoryResource and
+ * DsFencedResource functions.
+ * A request is
+ * filed by its classes (ds-size-class-private.h) and looks first in the
+ * calling thread's shard (ds-pool-shard-private.h), then in the other
+ * shards; only when none has a block it may use does the pool grow
+ *. A block given back is found in the registry, which
+ * refuses what the pool did not hand out, and goes into its home shard
+ * under the fence of its release (a release batch's, one per stream; or
+ * none, in host order).
+ *
+ * Growing and shrinking:
+ * the shards count demand (the bytes their threads took and
+ * did not give back clean; see ds-pool-shard-private.h) and the pool keeps
+ * the peak of their sum, looked at only when a shard's demand passes its
+ * mark. A cache miss takes a new block from upstream (in the pool's own
+ * device and context) once what the pool holds would stay within twice
+ * that peak; otherwise it first reuses a pending block of the class asked
+ * for (behind a stream wait), or gives cached blocks back upstream, oldest
+ * and largest first. Blocks too large to cache go straight back upstream
+ * once their stream work is done.
+ *
+ * Giving memory back on its own: every DS_POOL_RELEASE_CHECK_EVERY blocks
+ * given back to a shard, the thread that gave the last one reads the
+ * clock. The pool counts epochs, each at least an eighth of its idle
+ * timeout long, and remembers when the last DS_POOL_EPOCH_RING began; a
+ * block is stamped with the epoch it was cached in (a relaxed load, no
+ * clock read). A block stamped e was cached after epoch e began and so
+ * has been idle at least since epoch e + 1 began: when that is longer ago
+ * than the idle timeout, and the pool holds more than its release
+ * threshold, the block goes back upstream (largest classes, oldest blocks
+ * first, until the threshold holds). Blocks whose fence is known or
+ * found complete (a query, no wait) go first; blocks whose fence has an
+ * event still running stay (their stream is busy). Blocks given back on
+ * a stream without an event (a stream that takes its own blocks back
+ * never needs one) are found complete by checking the
+ * stream the block just given back came on, which is alive then. Those
+ * left by a stream nobody gives back on any more (most often a stream
+ * since destroyed: its handle must not be used) go too once they have
+ * been idle as long: one device-wide synchronize covers every such
+ * stream of the device, at a point where giving blocks back upstream
+ * (cudaFree, cudaFreeHost) waits for the device anyway. Without that, a
+ * program that makes and destroys streams would leave a few releases'
+ * blocks behind with each, counted as demand, and the pool would grow
+ * with the number of streams. Nothing runs while the pool is not used: a
+ * pool idle as a whole keeps what it has until its next use or a trim.
  */
 
 #include "config.h"
@@ -22,6 +69,7 @@
 #include "ds-error.h"
 #include "ds-fence-batch-private.h"
 #include "ds-host-memory-resource.h"
+#include "ds-pool-eviction-private.h"
 #include "ds-pool-record-private.h"
 
 /**
@@ -79,7 +127,6 @@
  * given back to it in a stream's order.
  */
 
-
 enum
 {
   PROP_0,
@@ -92,12 +139,893 @@ enum
 };
 
 static GParamSpec *properties[N_PROPS];
+/* Every this many blocks given back to a shard, the pool looks for idle
+ * blocks to give back upstream. */
+#define DS_POOL_RELEASE_CHECK_EVERY 256
+
+static void ds_pool_resource_iface_init (DsMemoryResourceInterface *iface);
+static void ds_pool_resource_fenced_init (DsFencedResourceInterface *iface);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (DsPoolResource, ds_pool_resource, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (DS_TYPE_MEMORY_RESOURCE,
                                                       ds_pool_resource_iface_init)
                                G_IMPLEMENT_INTERFACE (DS_TYPE_FENCED_RESOURCE,
                                                       ds_pool_resource_fenced_init))
+
+/* Growing and shrinking ---------------------------------------------------------- */
+
+/* Raises the recorded peak to @demand if it is higher. */
+static inline void
+raise_peak (DsPoolResource *self,
+            gint64          demand)
+{
+  if (demand > 0)
+    ds_atomic_raise (&self->peak, (guint64) demand);
+}
+
+static gint64
+ds_pool_total_demand (DsPoolResource *self)
+{
+  gint64 total = 0;
+  guint i;
+
+  for (i = 0; i <= self->shard_mask; i++)
+    total += __atomic_load_n (&self->shards[i]->demand, __ATOMIC_RELAXED);
+
+  return total;
+}
+
+/* Called with @shard locked after its demand grew past its mark. With
+ * one thread (or threads that free what they allocate) this sees every
+ * new peak; when blocks are freed by other threads than the ones that
+ * took them, marks move geometrically so that a producer thread does not
+ * add up all shards on every request. */
+static void
+ds_pool_observe_demand (DsPoolResource *self,
+                        DsPoolShard    *shard)
+{
+  gint64 total = ds_pool_total_demand (self);
+
+  raise_peak (self, total);
+  if (total >= shard->demand)
+    shard->demand_mark = shard->demand;
+  else
+    shard->demand_mark = shard->demand + shard->demand / 8;
+}
+
+/* Enters the device and context upstream calls run in (nothing for an
+ * unbound or host pool). */
+static gboolean
+ds_pool_enter_scope (DsPoolResource *self,
+                     DsCudaScope    *scope)
+{
+  if (self->kind == DS_MEMORY_KIND_HOST || !self->have_context)
+    {
+      memset (scope, 0, sizeof *scope);
+      return TRUE;
+    }
+
+  /* Bound to a device's primary context: that one exactly, even where the
+   * calling thread has another context of the same device current. */
+  return ds_cuda_scope_enter (scope, self->device,
+                              self->context != NULL ? self->context :
+                              ds_cuda_get_primary_context (self->device),
+                              NULL);
+}
+
+/* Remembers the device and context upstream calls run in, from the first
+ * upstream allocation (made by a caller that has them current). Called
+ * with grow_lock held. */
+static void
+pool_capture_context (DsPoolResource *self)
+{
+  gint current;
+
+  if (self->have_context || self->kind == DS_MEMORY_KIND_HOST)
+    return;
+  current = ds_cuda_get_device ();
+  if (current < 0 || (self->device >= 0 && current != self->device))
+    return;
+
+  self->device = current;
+  self->context = ds_cuda_get_current_context ();
+  /* Read without the lock by the binding (get_binding ()). */
+  __atomic_store_n (&self->have_context, TRUE, __ATOMIC_RELEASE);
+}
+
+/* Gives back upstream what @e collected, after waiting for the fences of
+ * its blocks; returns the bytes freed. Called with grow_lock held. */
+static guint64
+give_back_victims (DsPoolResource *self,
+                   DsPoolEviction *e)
+{
+  GPtrArray *unfenced = NULL;
+  guint64 freed = e->taken;
+  DsCudaScope scope;
+  gboolean scoped = ds_pool_enter_scope (self, &scope);
+
+  /* Releases with no event to wait for: one device-wide wait covers all
+   * of a device's streams, rather than one per stream. */
+  for (guint i = 0; i < e->victims->len; i++)
+    {
+      DsPoolVictim *v = &g_array_index (e->victims, DsPoolVictim, i);
+
+      if (v->ss != NULL && v->seq != DS_FENCE_LOST &&
+          !ds_stream_state_known_complete (v->ss, v->seq) &&
+          !ds_stream_state_is_fenced (v->ss, v->seq))
+        {
+          if (unfenced == NULL)
+            unfenced = g_ptr_array_new ();
+          g_ptr_array_add (unfenced, v->ss);
+        }
+    }
+  if (unfenced != NULL)
+    {
+      ds_stream_state_drain ((DsStreamState **) unfenced->pdata, unfenced->len,
+                             &self->grow_cuda);
+      g_ptr_array_free (unfenced, TRUE);
+    }
+
+  for (guint i = 0; i < e->victims->len; i++)
+    {
+      DsPoolVictim *v = &g_array_index (e->victims, DsPoolVictim, i);
+      DsPoolBlock *b = v->block;
+      gpointer ptr = b->ptr;
+      gsize up_size = b->up_size, up_align = b->up_align;
+      gboolean done = v->ss == NULL || ds_stream_state_wait (v->ss, v->seq, &self->grow_cuda);
+
+      if (v->ss != NULL)
+        ds_stream_state_unref (v->ss);
+      /* Out of the registry first: once upstream has the block back,
+       * another thread may get the same address from it and register it
+       * (upstream allocations take no pool lock). */
+      ds_pool_registry_remove (self->registry, b);
+      if (!done)
+        {
+          /* Its work may never finish: hold it back for good. */
+          freed -= up_size;
+          continue;
+        }
+      ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
+      __atomic_store_n (&self->held, self->held - up_size, __ATOMIC_RELAXED);
+      self->upstream_deallocations++;
+    }
+
+  if (scoped)
+    ds_cuda_scope_leave (&scope);
+
+  return freed;
+}
+
+/* Gives cached blocks cached in epoch @max_stamp or before back upstream
+ * until @need bytes are freed: first those known reusable, then, as
+ * @mode allows, those whose fence has completed by now, then the rest,
+ * waiting for their fences. Called with grow_lock held. */
+static guint64
+evict_locked (DsPoolResource  *self,
+              guint64          need,
+              DsPoolEvictMode  mode,
+              guint            max_stamp)
+{
+  DsPoolEviction e = { need, 0, DS_POOL_EVICT_READY, max_stamp, &self->grow_cuda, NULL };
+  guint64 freed = 0;
+
+  e.victims = g_array_new (FALSE, FALSE, sizeof (DsPoolVictim));
+  for (; e.mode <= mode && e.taken < need; e.mode++)
+    for (guint i = 0; i <= self->shard_mask && e.taken < need; i++)
+      {
+        DsPoolShard *shard = self->shards[i];
+
+        if (ds_pool_shard_peek_n_cached (shard) == 0)
+          continue;
+
+        ds_pool_shard_lock (shard);
+        ds_pool_eviction_collect (&e, shard);
+        ds_pool_shard_unlock (shard);
+      }
+
+  if (e.victims->len > 0)
+    freed = give_back_victims (self, &e);
+  g_array_free (e.victims, TRUE);
+
+  return freed;
+}
+
+/* Gives cached blocks back upstream until @need bytes are freed, as far
+ * as @mode allows; called with grow_lock held; the bytes freed. */
+static guint64
+ds_pool_evict_locked (DsPoolResource  *self,
+                      guint64          need,
+                      DsPoolEvictMode  mode)
+{
+  return evict_locked (self, need, mode, G_MAXUINT);
+}
+
+/* Adds the fence CUDA calls counted in @c to @shard's statistics. */
+static void
+ds_pool_add_counters (DsPoolShard           *shard,
+                      const DsFenceCounters *c)
+{
+  if (c->events_recorded + c->events_created + c->event_queries +
+      c->stream_waits + c->event_waits == 0)
+    return;
+
+  ds_pool_shard_lock (shard);
+  shard->cuda.events_recorded += c->events_recorded;
+  shard->cuda.events_created += c->events_created;
+  shard->cuda.event_queries += c->event_queries;
+  shard->cuda.stream_waits += c->stream_waits;
+  shard->cuda.event_waits += c->event_waits;
+  ds_pool_shard_unlock (shard);
+}
+
+/* At the memory bound: rather than give cached blocks back (a device-wide
+ * cudaFree) and take a new one from upstream, reuse a pending block of the
+ * class asked for: the requesting stream is made to wait for its fence
+ * (host order: the host waits). Called with grow_lock held. */
+static DsPoolBlock *
+take_pending_locked (DsPoolResource      *self,
+                     const DsPoolRequest *request)
+{
+  const DsAccessOrder *order = request->order;
+
+  for (guint i = 0; i <= self->shard_mask; i++)
+    {
+      DsPoolShard *shard = self->shards[i];
+      DsStreamState *ss = NULL;
+      DsPoolBlock *b;
+      guint64 seq = 0;
+
+      if (ds_pool_shard_peek_n_cached (shard) == 0)
+        continue;
+
+      ds_pool_shard_lock (shard);
+      b = ds_pool_shard_take_any_locked (shard, request, &ss, &seq);
+      if (b != NULL)
+        ds_pool_block_hand_out (b, request->size, request->alignment, request->home);
+      ds_pool_shard_unlock (shard);
+
+      if (b == NULL)
+        continue;
+      if (ss == NULL ||
+          (order != NULL && ds_stream_state_matches (ss, order)) ||
+          (order != NULL ? ds_stream_state_make_wait (ss, seq, order, &self->grow_cuda)
+                         : ds_stream_state_wait (ss, seq, &self->grow_cuda)))
+        {
+          if (ss != NULL)
+            ds_stream_state_unref (ss);
+          return b;
+        }
+
+      /* Its work will never finish (a failed device): hold it back. */
+      ds_stream_state_unref (ss);
+      ds_pool_registry_remove (self->registry, b);
+    }
+
+  return NULL;
+}
+
+/* Takes a block for @request from upstream, in the pool's device and
+ * context; once more after giving back everything cached if upstream is
+ * out of memory. */
+static gpointer
+take_upstream (DsPoolResource       *self,
+               const DsPoolRequest  *request,
+               GError              **error)
+{
+  GError *local_error = NULL;
+  gpointer ptr = NULL;
+  guint64 freed = 0;
+
+  for (guint attempt = 0; attempt < 2 && ptr == NULL; attempt++)
+    {
+      DsCudaScope scope;
+      gboolean scoped;
+
+      if (attempt == 1)
+        {
+          if (!g_error_matches (local_error, DS_ERROR, DS_ERROR_OUT_OF_MEMORY))
+            break;
+          g_mutex_lock (&self->grow_lock);
+          freed = ds_pool_evict_locked (self, G_MAXUINT64, DS_POOL_EVICT_ALL);
+          g_mutex_unlock (&self->grow_lock);
+          if (freed == 0)
+            break;
+          g_clear_error (&local_error);
+        }
+
+      scoped = ds_pool_enter_scope (self, &scope);
+      if (self->upstream_async && request->order != NULL)
+        ptr = ds_memory_resource_allocate_async (self->upstream, request->up_size,
+                                                 request->up_align, request->order,
+                                                 &local_error);
+      else
+        ptr = ds_memory_resource_allocate (self->upstream, request->up_size,
+                                           request->up_align, &local_error);
+      if (scoped)
+        ds_cuda_scope_leave (&scope);
+    }
+
+  if (freed != 0)
+    ds_pool_record (self, NULL, DS_RECORDER_EVENT_EVICT, freed);
+  if (ptr == NULL)
+    g_propagate_error (error, local_error);
+  return ptr;
+}
+
+/* A cache miss: a new block for @request, handed out to its thread,
+ * keeping what the pool holds within twice its peak demand. *@reused: a
+ * pending block of the class was reused instead (behind a stream wait). */
+static DsPoolBlock *
+ds_pool_grow (DsPoolResource       *self,
+              const DsPoolRequest  *request,
+              gboolean             *reused,
+              GError              **error)
+{
+  guint64 up_size = request->up_size;
+  guint64 evicted = 0;
+  gint64 wanted;
+  guint64 bound;
+  gpointer ptr;
+
+  *reused = FALSE;
+
+  g_mutex_lock (&self->grow_lock);
+  pool_capture_context (self);
+  /* The peak this request makes, if it succeeds. */
+  wanted = ds_pool_total_demand (self) + (gint64) request->demand;
+  bound = 2 * MAX (__atomic_load_n (&self->peak, __ATOMIC_RELAXED), (guint64) MAX (wanted, 0));
+  if (self->held + up_size > bound)
+    {
+      DsPoolBlock *b;
+
+      /* For CUDA kinds, giving a block back (cudaFree, cudaFreeHost) waits
+       * for the whole device anyway; for host memory it is cheap. */
+      if (request->cls != DS_POOL_NO_CLASS && self->kind != DS_MEMORY_KIND_HOST &&
+          (b = take_pending_locked (self, request)) != NULL)
+        {
+          g_mutex_unlock (&self->grow_lock);
+          *reused = TRUE;
+          return b;
+        }
+      evicted = ds_pool_evict_locked (self, self->held + up_size - bound, DS_POOL_EVICT_ALL);
+    }
+  __atomic_store_n (&self->held, self->held + up_size, __ATOMIC_RELAXED);
+  self->upstream_allocations++;
+  g_mutex_unlock (&self->grow_lock);
+  if (evicted != 0)
+    ds_pool_record (self, NULL, DS_RECORDER_EVENT_EVICT, evicted);
+
+  ptr = take_upstream (self, request, error);
+  if (ptr == NULL)
+    {
+      g_mutex_lock (&self->grow_lock);
+      __atomic_store_n (&self->held, self->held - up_size, __ATOMIC_RELAXED);
+      self->upstream_allocations--;
+      g_mutex_unlock (&self->grow_lock);
+      return NULL;
+    }
+
+  raise_peak (self, wanted);
+  ds_pool_record (self, NULL, DS_RECORDER_EVENT_UPSTREAM_ALLOC, up_size);
+  return ds_pool_registry_add (self->registry, ptr, request);
+}
+
+/* Gives @b, just taken back and not to be cached, upstream once the
+ * fence it was given back under (b->ss, lent for the call, and b->seq, in
+ * @order) has completed (b->ss NULL: at once); its @demand leaves
+ * @shard, its home. */
+static void
+ds_pool_give_back (DsPoolResource      *self,
+                   DsPoolShard         *shard,
+                   DsPoolBlock         *b,
+                   gsize                demand,
+                   const DsAccessOrder *order)
+{
+  DsFenceCounters counters = { 0, };
+  DsStreamState *ss = b->ss;
+  guint64 seq = b->seq;
+  gpointer ptr = b->ptr;
+  gsize up_size = b->up_size, up_align = b->up_align;
+  gboolean scoped, freed = TRUE;
+  DsCudaScope scope;
+
+  b->ss = NULL;
+  /* Out of the registry before upstream has it back: another thread may
+   * get the same address from upstream at once and register it. */
+  ds_pool_registry_remove (self->registry, b);
+
+  scoped = ds_pool_enter_scope (self, &scope);
+  if (ss != NULL && self->upstream_async)
+    ds_memory_resource_deallocate_async (self->upstream, ptr, up_size, up_align, order, NULL);
+  else if (ss == NULL || ds_stream_state_wait (ss, seq, &counters))
+    ds_memory_resource_deallocate (self->upstream, ptr, up_size, up_align);
+  else
+    freed = FALSE;   /* held back for good */
+  if (scoped)
+    ds_cuda_scope_leave (&scope);
+
+  ds_pool_add_counters (shard, &counters);
+  ds_pool_shard_lock (shard);
+  if (ds_pool_shard_add_demand_locked (shard, -(gint64) demand))
+    ds_pool_observe_demand (self, shard);
+  ds_pool_shard_unlock (shard);
+
+  if (freed)
+    {
+      g_mutex_lock (&self->grow_lock);
+      __atomic_store_n (&self->held, self->held - up_size, __ATOMIC_RELAXED);
+      self->upstream_deallocations++;
+      g_mutex_unlock (&self->grow_lock);
+      ds_pool_record (self, NULL, DS_RECORDER_EVENT_UPSTREAM_FREE, up_size);
+    }
+}
+
+/* Idle release -------------------------------------------------------------------- */
+
+/* The pool's current epoch, to stamp a block cached now. */
+static inline guint
+ds_pool_epoch (DsPoolResource *self)
+{
+  return __atomic_load_n (&self->epoch, __ATOMIC_RELAXED);
+}
+
+/* Starts the epochs at construction. */
+static void
+ds_pool_init_epochs (DsPoolResource *self)
+{
+  /* Epoch 0 is never used: a block stamped e needs epoch e + 1's start. */
+  self->epoch = 1;
+  self->epoch_start[1] = ds_clock_now ();
+}
+
+/* Called every DS_POOL_RELEASE_CHECK_EVERY blocks given back to a shard:
+ * advances the epoch when its time has come and, while the pool holds
+ * more than its release threshold, gives back upstream the cached blocks
+ * idle for longer than its idle timeout. @ss, @seq and @order (or NULL):
+ * the fence the last block was given back under, on a stream alive now,
+ * which is checked first so that blocks it gave back without an event can
+ * be found complete and go too. Never waits for another thread. */
+static void
+ds_pool_release_idle (DsPoolResource      *self,
+                      DsStreamState       *ss,
+                      guint64              seq,
+                      const DsAccessOrder *order)
+{
+  guint64 threshold = __atomic_load_n (&self->release_threshold, __ATOMIC_RELAXED);
+  gint64 timeout = (gint64) __atomic_load_n (&self->idle_timeout_ms, __ATOMIC_RELAXED) * 1000;
+  gint64 now, tick;
+  guint epoch, cut = 0;
+  guint64 released = 0;
+
+  if (!g_mutex_trylock (&self->grow_lock))
+    return;
+
+  now = ds_clock_now ();
+  if (threshold == G_MAXUINT64)
+    {
+      g_mutex_unlock (&self->grow_lock);
+      return;
+    }
+
+  /* A new epoch once an eighth of the timeout (at least 1 ms) has
+   * passed. */
+  tick = MAX (timeout / 8, 1000);
+  epoch = self->epoch;
+  if (now - self->epoch_start[epoch % DS_POOL_EPOCH_RING] >= tick)
+    {
+      epoch++;
+      self->epoch_start[epoch % DS_POOL_EPOCH_RING] = now;
+      __atomic_store_n (&self->epoch, epoch, __ATOMIC_RELAXED);
+    }
+
+  if (self->held > threshold && self->upstream != NULL)
+    {
+      /* The newest epoch e whose successor began at least @timeout ago:
+       * blocks stamped e or before have been idle that long. */
+      for (guint k = epoch; k >= 2 && k + DS_POOL_EPOCH_RING > epoch; k--)
+        if (now - self->epoch_start[k % DS_POOL_EPOCH_RING] >= timeout)
+          {
+            cut = k - 1;
+            break;
+          }
+      if (cut != 0)
+        {
+          guint64 before = self->upstream_deallocations;
+
+          if (ss != NULL && order != NULL)
+            {
+              /* Blocks given back on a stream without an event are known
+               * complete only once someone checks that stream; the one
+               * the caller gave back on is alive now. One query per
+               * DS_POOL_RELEASE_CHECK_EVERY frees, and only while over the
+               * threshold: none in a steady state below it. */
+              ds_stream_state_check (ss, seq, order, &self->grow_cuda);
+            }
+
+          released = evict_locked (self, self->held - threshold, DS_POOL_EVICT_STALE, cut);
+          self->idle_releases += self->upstream_deallocations - before;
+        }
+    }
+
+  g_mutex_unlock (&self->grow_lock);
+  if (released != 0)
+    ds_pool_record (self, NULL, DS_RECORDER_EVENT_IDLE_RELEASE, released);
+}
+
+/* Taking and giving back --------------------------------------------------------- */
+
+/* The calling thread's slot, which picks its shard. */
+static __thread guint slot_plus_one;
+
+static inline guint
+thread_slot (void)
+{
+  static gint next_slot;
+
+  if (G_UNLIKELY (slot_plus_one == 0))
+    slot_plus_one = (guint) g_atomic_int_add (&next_slot, 1) + 1;
+
+  return slot_plus_one - 1;
+}
+
+static inline DsPoolShard *
+current_shard (DsPoolResource *self)
+{
+  return self->shards[thread_slot () & self->shard_mask];
+}
+
+/* Adds @delta to @shard's demand, and the peak if need be. Called with
+ * its lock held. */
+static inline void
+add_demand (DsPoolResource *self,
+            DsPoolShard    *shard,
+            gint64          delta)
+{
+  if (G_UNLIKELY (ds_pool_shard_add_demand_locked (shard, delta)))
+    ds_pool_observe_demand (self, shard);
+}
+
+/* Files a request of @size bytes aligned to @alignment (0: 16) in @order
+ * (NULL or host order: by anyone, at once) by the pool's classes. */
+static void
+file_request (DsPoolResource      *self,
+              DsPoolRequest       *request,
+              gsize                size,
+              gsize                alignment,
+              const DsAccessOrder *order)
+{
+  gsize class_bytes = 0;
+
+  request->size = size;
+  request->alignment = alignment != 0 ? alignment : 16;
+  request->order = order != NULL && order->type == DS_ACCESS_ORDER_TYPE_DEVICE ? order : NULL;
+  request->demand = ds_pool_demand_of (size);
+  request->home = thread_slot () & self->shard_mask;
+  request->ac = ds_pool_align_class (request->alignment);
+  request->cls = ds_pool_size_class (size, &class_bytes);
+  if (G_UNLIKELY (request->ac == DS_POOL_NO_CLASS || request->cls == DS_POOL_NO_CLASS))
+    {
+      /* Beyond every class: the exact request, never cached. */
+      request->ac = request->cls = DS_POOL_NO_CLASS;
+      request->up_size = size;
+      request->up_align = request->alignment;
+    }
+  else
+    {
+      request->up_size = class_bytes;
+      request->up_align = DS_POOL_GRANULE << request->ac;
+    }
+}
+
+/* A cached block for @request from another thread's shard, or NULL. */
+static DsPoolBlock *
+take_from_others (DsPoolResource      *self,
+                  const DsPoolRequest *request)
+{
+  DsPoolBlock *b = NULL;
+
+  for (guint i = 1; i <= self->shard_mask && b == NULL; i++)
+    {
+      DsPoolShard *other = self->shards[(request->home + i) & self->shard_mask];
+      DsStreamState *ss = NULL;
+
+      if (ds_pool_shard_peek_n_cached (other) == 0)
+        continue;
+
+      ds_pool_shard_lock (other);
+      b = ds_pool_shard_take_locked (other, request, &ss);
+      /* Its new home, under the old home's lock. */
+      if (b != NULL)
+        ds_pool_block_hand_out (b, request->size, request->alignment, request->home);
+      ds_pool_shard_unlock (other);
+      ds_stream_state_unref (ss);
+    }
+
+  return b;
+}
+
+/* Takes a block of @size bytes aligned to @alignment (validated) for use
+ * in @order (NULL or host order: by anyone, at once). */
+static gpointer
+pool_alloc (DsPoolResource       *self,
+            gsize                 size,
+            gsize                 alignment,
+            const DsAccessOrder  *order,
+            GError              **error)
+{
+  DsPoolRequest request;
+  DsPoolShard *shard;
+  DsPoolBlock *b = NULL;
+  gboolean hit = FALSE;
+
+  if (G_UNLIKELY (size == 0))
+    return NULL;
+
+  file_request (self, &request, size, alignment, order);
+  shard = self->shards[request.home];
+
+  if (G_LIKELY (request.cls != DS_POOL_NO_CLASS &&
+                request.up_size <= __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
+    {
+      DsStreamState *ss = NULL;
+
+      ds_pool_shard_lock (shard);
+      b = ds_pool_shard_take_locked (shard, &request, &ss);
+      if (G_LIKELY (b != NULL))
+        {
+          ds_pool_block_hand_out (b, size, request.alignment, request.home);
+          shard->hits++;
+          add_demand (self, shard, (gint64) request.demand);
+          ss = ds_pool_shard_keep_ref_locked (shard, ss);
+          ds_pool_shard_unlock (shard);
+          if (ss != NULL)
+            ds_stream_state_unref (ss);
+          ds_pool_record (self, shard, DS_RECORDER_EVENT_HIT, b->up_size);
+          return b->ptr;
+        }
+      ds_pool_shard_unlock (shard);
+
+      /* Another thread's shard may have what this one lacks. */
+      b = take_from_others (self, &request);
+      hit = b != NULL;
+    }
+
+  if (b == NULL)
+    b = ds_pool_grow (self, &request, &hit, error);
+  if (b == NULL)
+    return NULL;
+
+  ds_pool_shard_lock (shard);
+  if (hit)
+    shard->hits++;
+  else
+    shard->misses++;
+  add_demand (self, shard, (gint64) request.demand);
+  ds_pool_shard_unlock (shard);
+  /* A miss is rare enough to be kept always. */
+  ds_pool_record (self, hit ? shard : NULL,
+                  hit ? DS_RECORDER_EVENT_HIT : DS_RECORDER_EVENT_MISS, b->up_size);
+
+  return b->ptr;
+}
+
+/* Locks the shard @b belongs to: its home, which changes only under the
+ * home's lock. */
+static inline DsPoolShard *
+lock_home (DsPoolResource *self,
+           DsPoolBlock    *b)
+{
+  for (;;)
+    {
+      guint home = __atomic_load_n (&b->home, __ATOMIC_ACQUIRE);
+      DsPoolShard *shard = self->shards[home & self->shard_mask];
+
+      ds_pool_shard_lock (shard);
+      if (G_LIKELY (__atomic_load_n (&b->home, __ATOMIC_RELAXED) == home))
+        return shard;
+      ds_pool_shard_unlock (shard);
+    }
+}
+
+/* Takes back a block given back, if the pool handed it out with @size and
+ * @alignment (else a critical, and nothing changes), into its home shard
+ * (that of the thread it was handed out to). @ss (borrowed) and @seq: the
+ * fence it was given back under, or NULL when it is reusable by anyone at
+ * once. */
+static void
+pool_free (DsPoolResource      *self,
+           gpointer             ptr,
+           gsize                size,
+           gsize                alignment,
+           DsStreamState       *ss,
+           guint64              seq,
+           const DsAccessOrder *order)
+{
+  DsPoolShard *shard;
+  DsPoolBlock *b;
+  guint64 state = 0;
+  gsize pending, demand, up_size;
+  gboolean check;
+
+  if (G_UNLIKELY (alignment == 0))
+    alignment = 16;
+  b = ds_pool_registry_find_fast (self->registry, ptr, size, alignment, &state);
+  if (G_UNLIKELY (b == NULL))
+    b = ds_pool_registry_find (self->registry, self, ptr, size, alignment, &state);
+  if (G_UNLIKELY (b == NULL))
+    {
+      shard = current_shard (self);
+      ds_pool_shard_lock (shard);
+      shard->refused++;
+      ds_pool_shard_unlock (shard);
+      return;
+    }
+
+  if (ss != NULL && ds_stream_state_known_complete (ss, seq))
+    ss = NULL;
+  demand = ds_pool_demand_of (size);
+  /* Pending on a stream without an event: the block stays in the demand
+   * until taken out (see ds-pool-shard-private.h). */
+  pending = ss != NULL && !ds_stream_state_is_fenced (ss, seq) ? demand : 0;
+
+  shard = lock_home (self, b);
+  if (G_UNLIKELY (!ds_pool_block_take_back_locked (b, state)))
+    {
+      shard->refused++;
+      ds_pool_shard_unlock (shard);
+      ds_pool_block_refuse_twice (self, ptr, size, alignment);
+      return;
+    }
+
+  if (G_UNLIKELY (b->cls == DS_POOL_NO_CLASS ||
+                  b->up_size > __atomic_load_n (&self->max_cached_size, __ATOMIC_RELAXED)))
+    {
+      ds_pool_shard_unlock (shard);
+      b->ss = ss;
+      b->seq = seq;
+      ds_pool_give_back (self, shard, b, demand, order);
+      return;
+    }
+
+  up_size = b->up_size;
+  ds_pool_shard_put_locked (shard, b, ss, seq, pending, ds_pool_epoch (self));
+  if (pending == 0)
+    add_demand (self, shard, -(gint64) demand);
+  check = ++shard->frees % DS_POOL_RELEASE_CHECK_EVERY == 0;
+  ds_pool_shard_unlock (shard);
+  ds_pool_record (self, shard, DS_RECORDER_EVENT_FREE, up_size);
+
+  if (G_UNLIKELY (check))
+    ds_pool_release_idle (self, ss, seq, order);
+}
+
+/* DsMemoryResource and release batches ---------------------------------------------- */
+
+static DsMemoryKind
+ds_pool_resource_get_kind (DsMemoryResource *resource)
+{
+  return ((DsPoolResource *) resource)->kind;
+}
+
+static gpointer
+ds_pool_resource_allocate (DsMemoryResource  *resource,
+                           gsize              size,
+                           gsize              alignment,
+                           GError           **error)
+{
+  return pool_alloc ((DsPoolResource *) resource, size, alignment, NULL, error);
+}
+
+static void
+ds_pool_resource_deallocate (DsMemoryResource *resource,
+                             gpointer          ptr,
+                             gsize             size,
+                             gsize             alignment)
+{
+  if (ptr != NULL)
+    pool_free ((DsPoolResource *) resource, ptr, size, alignment, NULL, 0, NULL);
+}
+
+static gpointer
+ds_pool_resource_allocate_async (DsMemoryResource     *resource,
+                                 gsize                 size,
+                                 gsize                 alignment,
+                                 const DsAccessOrder  *order,
+                                 GError              **error)
+{
+  return pool_alloc ((DsPoolResource *) resource, size, alignment, order, error);
+}
+
+/* A block given back as part of @batch: under the batch's fence in
+ * @order's stream (one per stream per batch), or at once in host order. */
+static void
+ds_pool_resource_deallocate_fenced (DsFencedResource    *resource,
+                                    gpointer             ptr,
+                                    gsize                size,
+                                    gsize                alignment,
+                                    const DsAccessOrder *order,
+                                    DsFenceBatch        *batch)
+{
+  DsPoolResource *self = (DsPoolResource *) resource;
+  DsFenceCounters counters;
+  DsStreamState *ss;
+  guint64 seq;
+
+  if (order == NULL || order->type != DS_ACCESS_ORDER_TYPE_DEVICE)
+    {
+      pool_free (self, ptr, size, alignment, NULL, 0, NULL);
+      return;
+    }
+
+  memset (&counters, 0, sizeof counters);
+  seq = ds_fence_batch_get_fence (batch, order, &counters, &ss);
+  if (G_UNLIKELY (counters.events_recorded + counters.events_created + counters.event_queries +
+                  counters.stream_waits + counters.event_waits != 0))
+    ds_pool_add_counters (current_shard (self), &counters);
+  pool_free (self, ptr, size, alignment, ss, seq, order);
+}
+
+static void
+ds_pool_resource_deallocate_async (DsMemoryResource    *resource,
+                                   gpointer             ptr,
+                                   gsize                size,
+                                   gsize                alignment,
+                                   const DsAccessOrder *order)
+{
+  DsFenceBatch batch;
+
+  ds_fence_batch_init (&batch);
+  ds_pool_resource_deallocate_fenced ((DsFencedResource *) resource, ptr, size, alignment,
+                                      order, &batch);
+  ds_fence_batch_finish (&batch);
+}
+
+static void
+ds_pool_resource_iface_init (DsMemoryResourceInterface *iface)
+{
+  iface->get_kind = ds_pool_resource_get_kind;
+  iface->allocate = ds_pool_resource_allocate;
+  iface->deallocate = ds_pool_resource_deallocate;
+  iface->allocate_async = ds_pool_resource_allocate_async;
+  iface->deallocate_async = ds_pool_resource_deallocate_async;
+}
+
+/* Whether upstream calls run on @device in @context by themselves: once
+ * the pool is bound (pool_capture_context (), or made for a device). */
+static DsScopeBinding
+ds_pool_resource_get_binding (DsFencedResource *resource,
+                              gint              device,
+                              gpointer          context)
+{
+  DsPoolResource *self = (DsPoolResource *) resource;
+  gpointer primary;
+
+  if (self->kind == DS_MEMORY_KIND_HOST)
+    return DS_SCOPE_BINDING_OTHER;
+  /* Set once, after the device and context. */
+  if (!__atomic_load_n (&self->have_context, __ATOMIC_ACQUIRE))
+    return DS_SCOPE_BINDING_NOT_YET;
+  if (self->device != device)
+    return DS_SCOPE_BINDING_OTHER;
+  if (self->context == context)
+    return DS_SCOPE_BINDING_SAME;
+
+  /* NULL on one side only: the same if the other is the primary. */
+  primary = ds_cuda_get_primary_context (device);
+  if (primary != NULL &&
+      (self->context != NULL ? self->context : primary) == (context != NULL ? context : primary))
+    return DS_SCOPE_BINDING_SAME;
+
+  return DS_SCOPE_BINDING_OTHER;
+}
+
+static void
+ds_pool_resource_fenced_init (DsFencedResourceInterface *iface)
+{
+  iface->deallocate_fenced = ds_pool_resource_deallocate_fenced;
+  iface->get_binding = ds_pool_resource_get_binding;
+}
 
 /* GObject ------------------------------------------------------------------------- */
 

@@ -32,7 +32,7 @@ typedef struct
   guint64          n_cached;                       /* atomic reads */
   guint64          bytes_cached;
   gint64           demand;                         /* may go below 0 (atomic reads) */
-  gint64           demand_mark;                    /* see ds-pool-growth.c */
+  gint64           demand_mark;                    /* see ds-pool-resource.c */
   guint64          pending;                        /* of the demand: cached blocks' (atomic reads) */
   guint64          hits;
   guint64          misses;
@@ -56,30 +56,7 @@ typedef struct
 
 /* The lock was held: out of line, so that the lock itself stays an
  * exchange and a branch. */
-static G_GNUC_NO_INLINE G_GNUC_UNUSED void
-ds_pool_shard_lock_wait (DsPoolShard *shard)
-{
-  for (guint spins = 0;; spins++)
-    {
-      if (!__atomic_load_n (&shard->lock, __ATOMIC_RELAXED) &&
-          !__atomic_exchange_n (&shard->lock, 1, __ATOMIC_ACQUIRE))
-        return;
-
-      /* The holder is most likely running: wait a little on the cache
-       * line; then it may have been preempted (or be in a CUDA call):
-       * give it the CPU. */
-      if (spins < 100)
-        {
-#if defined(__x86_64__) || defined(__i386__)
-          __builtin_ia32_pause ();
-#elif defined(__aarch64__)
-          __asm__ __volatile__ ("yield");
-#endif
-        }
-      else
-        g_thread_yield ();
-    }
-}
+void ds_pool_shard_lock_wait (DsPoolShard *shard);
 
 static inline void
 ds_pool_shard_lock (DsPoolShard *shard)
