@@ -29,6 +29,8 @@ typedef struct
 
 #define N_MEMO_SLOTS 4
 
+/* __thread, not a GPrivate: written at every release of a kind (see
+ * thread_slot () in ds-pool-resource.c). */
 static __thread Memo memos[N_MEMO_SLOTS];
 
 /* The size blocks stop doubling at. */

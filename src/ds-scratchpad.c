@@ -169,7 +169,9 @@ ds_scratchpad_held_kinds (const DsScratchpad *self)
  * made from Python, whose threads run while a call is in C. *@nested: the
  * calling thread was inside already (ds_scratchpad_leave () then leaves
  * it so). */
-/* A byte per thread whose address stands for the thread. */
+/* A byte per thread whose address stands for the thread (__thread, not a
+ * GPrivate: read at every entry; see thread_slot () in
+ * ds-pool-resource.c). */
 static __thread gchar ds_scratchpad_thread_token;
 
 static inline gboolean
@@ -180,8 +182,7 @@ ds_scratchpad_enter (DsScratchpad *self,
   gpointer user = NULL;
 
   *nested = FALSE;
-  if (G_LIKELY (__atomic_compare_exchange_n (&self->user, &user, token, FALSE,
-                                             __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)))
+  if (G_LIKELY (g_atomic_pointer_compare_and_exchange_full (&self->user, NULL, token, &user)))
     return TRUE;
 
   *nested = user == token;

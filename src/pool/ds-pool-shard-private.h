@@ -49,22 +49,46 @@ typedef struct
  * back with a release store, both inlined; a waiter spins a little, then
  * yields (ds_pool_shard_lock_wait ()). A shard is nearly always locked by
  * its own thread, for a few dozen instructions, twice per block taken and
- * given back. A GMutex here (a call to lock, a call and an exchange to
- * unlock) made a host pool round trip 43 -> 50 ns (bench-host, default
- * host pool, same run, development machine), a reused host lifecycle
- * 59 -> 72 ns. */
+ * given back. GLib's locks cost a call each way here: in the same
+ * bench-host run (development machine, pinned to one core, alternating
+ * builds), g_bit_lock () made a host pool round trip 43 -> 52 ns and a
+ * reused host lifecycle 60 -> 67 ns; a GMutex 43 -> 50 ns and 59 -> 72 ns. */
 
 /* The lock was held: out of line, so that the lock itself stays an
  * exchange and a branch. */
-void ds_pool_shard_lock_wait (DsPoolShard *shard);
+static G_GNUC_NO_INLINE G_GNUC_UNUSED void
+ds_pool_shard_lock_wait (DsPoolShard *shard)
+{
+  for (guint spins = 0;; spins++)
+    {
+      if (!g_atomic_int_get (&shard->lock) && !g_atomic_int_exchange (&shard->lock, 1))
+        return;
+
+      /* The holder is most likely running: wait a little on the cache
+       * line; then it may have been preempted (or be in a CUDA call):
+       * give it the CPU. */
+      if (spins < 100)
+        {
+#if defined(__x86_64__) || defined(__i386__)
+          __builtin_ia32_pause ();
+#elif defined(__aarch64__)
+          __asm__ __volatile__ ("yield");
+#endif
+        }
+      else
+        g_thread_yield ();
+    }
+}
 
 static inline void
 ds_pool_shard_lock (DsPoolShard *shard)
 {
-  if (G_UNLIKELY (__atomic_exchange_n (&shard->lock, 1, __ATOMIC_ACQUIRE)))
+  if (G_UNLIKELY (g_atomic_int_exchange (&shard->lock, 1)))
     ds_pool_shard_lock_wait (shard);
 }
 
+/* A release store: g_atomic_int_set () would be a full barrier (an
+ * exchange on x86) on every unlock. */
 static inline void
 ds_pool_shard_unlock (DsPoolShard *shard)
 {

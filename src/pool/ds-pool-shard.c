@@ -8,31 +8,6 @@
 
 #include "ds-pool-shard-private.h"
 
-void
-ds_pool_shard_lock_wait (DsPoolShard *shard)
-{
-  for (guint spins = 0;; spins++)
-    {
-      if (!__atomic_load_n (&shard->lock, __ATOMIC_RELAXED) &&
-          !__atomic_exchange_n (&shard->lock, 1, __ATOMIC_ACQUIRE))
-        return;
-
-      /* The holder is most likely running: wait a little on the cache
-       * line; then it may have been preempted (or be in a CUDA call):
-       * give it the CPU. */
-      if (spins < 100)
-        {
-#if defined(__x86_64__) || defined(__i386__)
-          __builtin_ia32_pause ();
-#elif defined(__aarch64__)
-          __asm__ __volatile__ ("yield");
-#endif
-        }
-      else
-        g_thread_yield ();
-    }
-}
-
 DsPoolShard *
 ds_pool_shard_new (void)
 {
