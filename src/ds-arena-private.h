@@ -105,10 +105,6 @@ gsize ds_growth_first_block    (const DsGrowth *self);
 /* What an alignment of 0 means, and the granule of the cursor. */
 #define DS_ARENA_MIN_ALIGNMENT   _DS_BUMP_MIN_ALIGNMENT
 
-/* [cur, end) of the newest block (ds-bump.h). Its layout is part of
- * DsScratchpad's ABI: see ds-scratchpad.c. */
-typedef _DsBumpWindow DsArenaWindow;
-
 typedef struct
 {
   gpointer ptr;
@@ -117,7 +113,8 @@ typedef struct
 
 typedef struct
 {
-  DsArenaWindow *window;       /* where the bump goes (its owner keeps it) */
+  DsBumpWindow *window;        /* [cur, end) of the newest block (its owner
+                                * keeps it: ds-bump.h) */
   DsUpstream    upstream;      /* bound at the kind's first block */
   guint64       reserved;      /* bytes held from upstream */
   /* Bytes the allocations took of the blocks before the newest, since
@@ -135,7 +132,7 @@ typedef struct
  * @initial_size bytes and blocks that stop doubling at @max_block_size.
  * Both lie in zero-filled memory (a new instance's). */
 void     ds_arena_init          (DsArena           *arena,
-                                 DsArenaWindow     *window,
+                                 DsBumpWindow      *window,
                                  gsize              initial_size,
                                  gsize              max_block_size);
 /* Frees what @arena holds of the heap; it must hold no block. */

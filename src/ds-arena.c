@@ -171,7 +171,7 @@ ds_growth_learn (DsGrowth *self,
 
 void
 ds_arena_init (DsArena       *arena,
-               DsArenaWindow *window,
+               DsBumpWindow  *window,
                gsize          initial_size,
                gsize          max_block_size)
 {
@@ -220,8 +220,8 @@ open_window (DsArena  *arena,
   guintptr start = (guintptr) ptr;
   guintptr cur = (start + DS_ARENA_MIN_ALIGNMENT - 1) & ~(guintptr) (DS_ARENA_MIN_ALIGNMENT - 1);
 
-  arena->window->_end = start + size;
-  arena->window->_cur = MIN (cur, arena->window->_end);
+  arena->window->end = start + size;
+  arena->window->cur = MIN (cur, arena->window->end);
 }
 
 gpointer
@@ -308,7 +308,7 @@ static inline void
 empty (DsArena *arena)
 {
   arena->n_blocks = 0;
-  arena->window->_cur = arena->window->_end = 0;
+  arena->window->cur = arena->window->end = 0;
   arena->taken = 0;
   arena->reserved = 0;
 }
@@ -373,10 +373,10 @@ ds_arena_take_out (DsArena *arena,
       arena->taken = ds_arena_get_taken (arena);
       arena->n_blocks--;
       if (arena->n_blocks > 0)
-        arena->window->_cur = arena->window->_end =
+        arena->window->cur = arena->window->end =
           (guintptr) arena->blocks[arena->n_blocks - 1].ptr;
       else
-        arena->window->_cur = arena->window->_end = 0;
+        arena->window->cur = arena->window->end = 0;
     }
   else
     {
@@ -401,5 +401,5 @@ ds_arena_get_taken (const DsArena *arena)
   if (arena->n_blocks == 0)
     return 0;
 
-  return arena->taken + (arena->window->_cur - (guintptr) arena->blocks[arena->n_blocks - 1].ptr);
+  return arena->taken + (arena->window->cur - (guintptr) arena->blocks[arena->n_blocks - 1].ptr);
 }

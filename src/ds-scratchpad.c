@@ -83,7 +83,7 @@ struct _DsScratchpad
   /* The arenas' bump windows, right after the GObject: C callers bump in
    * them inline (ds-scratchpad.h; their layout, and the rule that a
    * cursor with room after it is a multiple of 16, are ABI). */
-  DsArenaWindow       windows[DS_N_MEMORY_KINDS];
+  DsBumpWindow       windows[DS_N_MEMORY_KINDS];
 
   DsArena             arenas[DS_N_MEMORY_KINDS];
 
@@ -123,9 +123,18 @@ struct _DsScratchpad
   guint64             record_id;
 };
 
-/* The layout the inline bumps of C callers rely on (ds-scratchpad.h). */
-G_STATIC_ASSERT (G_STRUCT_OFFSET (DsScratchpad, windows) == sizeof (GObject));
-G_STATIC_ASSERT (sizeof (DsArenaWindow) == 2 * sizeof (guintptr));
+/* The layout the inline bumps of C callers rely on: DsScratchpadHead
+ * (ds-scratchpad.h). */
+G_STATIC_ASSERT (G_STRUCT_OFFSET (DsScratchpad, windows[DS_MEMORY_KIND_HOST]) ==
+                 G_STRUCT_OFFSET (DsScratchpadHead, host));
+G_STATIC_ASSERT (G_STRUCT_OFFSET (DsScratchpad, windows[DS_MEMORY_KIND_PINNED]) ==
+                 G_STRUCT_OFFSET (DsScratchpadHead, pinned));
+G_STATIC_ASSERT (G_STRUCT_OFFSET (DsScratchpad, windows[DS_MEMORY_KIND_DEVICE]) ==
+                 G_STRUCT_OFFSET (DsScratchpadHead, device));
+G_STATIC_ASSERT (G_STRUCT_OFFSET (DsScratchpad, windows[DS_MEMORY_KIND_MANAGED]) ==
+                 G_STRUCT_OFFSET (DsScratchpadHead, managed));
+G_STATIC_ASSERT (sizeof (DsScratchpadHead) == sizeof (GObject) + DS_N_MEMORY_KINDS * sizeof (DsBumpWindow));
+G_STATIC_ASSERT (sizeof (DsBumpWindow) == 2 * sizeof (guintptr));
 
 /* The order @kind memory goes back in (NULL for host memory). */
 static inline const DsAccessOrder *
@@ -387,7 +396,7 @@ take_block (DsScratchpad  *self,
    * until finalize (or a release) gives it back. */
   if (G_UNLIKELY (self->disposed) && ptr != NULL)
     {
-      self->windows[kind]._end = self->windows[kind]._cur;
+      self->windows[kind].end = self->windows[kind].cur;
       g_set_error (error, DS_ERROR, DS_ERROR_DISPOSED,
                    "The scratchpad was disposed by its %s resource while it allocated",
                    ds_memory_kind_get_nick (kind));
@@ -1887,7 +1896,7 @@ ds_scratchpad_dispose (GObject *object)
   if (G_UNLIKELY (self->in_resource))
     {
       for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
-        self->windows[kind]._end = self->windows[kind]._cur;
+        self->windows[kind].end = self->windows[kind].cur;
       G_OBJECT_CLASS (ds_scratchpad_parent_class)->dispose (object);
       return;
     }
@@ -1908,7 +1917,7 @@ ds_scratchpad_dispose (GObject *object)
       /* Close the bump windows: not even an inline bump of an older
        * header hands out more of the memory kept for the exports. */
       for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
-        self->windows[kind]._end = self->windows[kind]._cur;
+        self->windows[kind].end = self->windows[kind].cur;
     }
 
   G_OBJECT_CLASS (ds_scratchpad_parent_class)->dispose (object);

@@ -170,6 +170,12 @@ class Block(GObject.GBoxed):
         ...
 
 
+class BumpWindow():
+    """The free part, from cur to end, of the block that a `Ds.Scratchpad` allocates one memory kind in; both 0 while the kind holds no block. cur is a multiple of 16 wherever there is room after it, so that a request aligned to at most 16 starts at cur itself."""
+    cur: int
+    end: int
+
+
 class DeviceMemoryResource(GObject.Object, MemoryResource):
     """The raw resource of device memory from `cudaMalloc` on one device. Not stream-ordered, and `cudaFree` waits for the whole device: use it under a `Ds.PoolResource`. It refuses, with a critical, a block it did not hand out or one given back twice."""
     class _Props:
@@ -622,6 +628,15 @@ class Scratchpad(GObject.Object, ScratchpadIface):
 
 class ScratchpadClass:
     ...
+
+
+class ScratchpadHead():
+    """The head of every `Ds.Scratchpad` instance, public as `GstMiniObject` is, for speed: C callers allocate with an inline bump in the window of the kind (ds_scratchpad_alloc () is a static inline function unless `DS_DISABLE_INLINE_ALLOC` is defined), with no call while the request fits the block. The rest of the instance is private."""
+    parent_instance: GObject.Object
+    host: BumpWindow
+    pinned: BumpWindow
+    device: BumpWindow
+    managed: BumpWindow
 
 
 class ScratchpadIface(GObject.GInterface):
