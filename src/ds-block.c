@@ -132,7 +132,8 @@ ds_block_get_address (DsBlock *self)
  * @self: a #DsBlock
  *
  * The memory as a pointer, for C callers; `NULL` once the scratchpad was
- * released.
+ * released (an export keeps its memory while it lives: see
+ * [method@Ds.Block.is_valid]).
  *
  * Returns: (transfer none) (nullable): the memory, or `NULL` when @self is
  *   no longer valid
@@ -142,7 +143,7 @@ ds_block_get_pointer (DsBlock *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
 
-  if (G_UNLIKELY (self->generation != self->source->generation))
+  if (G_UNLIKELY (!ds_block_is_valid (self)))
     return NULL;
   return self->ptr;
 }
@@ -217,16 +218,18 @@ ds_block_get_generation (DsBlock *self)
  * ds_block_is_valid:
  * @self: a #DsBlock
  *
- * `TRUE` until the scratchpad is released.
+ * `TRUE` until the scratchpad is released. An export
+ * ([method@Ds.Block.export]) keeps its memory past a release, so it stays
+ * valid while it lives.
  *
- * Returns: `TRUE` until the scratchpad is released
+ * Returns: `TRUE` until the scratchpad is released (for an export: always)
  */
 gboolean
 ds_block_is_valid (DsBlock *self)
 {
   g_return_val_if_fail (self != NULL, FALSE);
 
-  return self->generation == self->source->generation;
+  return self->export || self->generation == self->source->generation;
 }
 
 static gboolean
@@ -473,6 +476,16 @@ ds_block_export (DsBlock  *self,
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  /* A live export keeps its memory past a release: exporting it again
+   * joins the same hold. */
+  if (self->export)
+    {
+      export = ds_block_new (self->scratchpad, self->source, self->ptr, self->size, self->kind);
+      export->generation = self->generation;
+      ds_export_hold_join_export (self->source, &export->link, &self->link);
+      export->export = TRUE;
+      return export;
+    }
   if (!check_range (self, 0, self->size, error))
     return NULL;
 

@@ -40,6 +40,11 @@ gboolean      ds_export_hold_join    (DsBlockSource       *source,
                                       guint64              generation,
                                       gpointer             ptr,
                                       gsize                size);
+/* Joins @link to the hold of @of, a live export of the same memory, even
+ * past a release: @of keeps that memory. */
+void          ds_export_hold_join_export (DsBlockSource      *source,
+                                          DsExportLink       *link,
+                                          const DsExportLink *of);
 /* The export of @link died; the last one of a released hold gives its
  * blocks back. */
 void          ds_export_hold_leave   (DsBlockSource       *source,
@@ -53,13 +58,16 @@ void          ds_export_hold_reopen  (DsBlockSource       *source);
 
 /* Moves @arena's blocks that hold a live export of @hold into @hold, to
  * go back to @arena's upstream in @order (NULL: host order; entering
- * @scope's device and context first if it is not NULL). */
+ * @scope's device and context first if it is not NULL). @record_id: the
+ * scratchpad's number while a recorder runs, else 0; the hold then
+ * reports what it keeps and gives back (EXPORT_HOLD, EXPORT_RETURN). */
 void          ds_export_hold_take    (DsExportHold        *hold,
                                       DsBlockSource       *source,
                                       DsMemoryKind         kind,
                                       DsArena             *arena,
                                       const DsAccessOrder *order,
-                                      const DsAccessOrder *scope);
+                                      const DsAccessOrder *scope,
+                                      guint64              record_id);
 /* The bytes of @kind that releases left with live exports of @source. */
 guint64       ds_export_hold_get_held (DsBlockSource      *source,
                                        DsMemoryKind        kind);

@@ -11,6 +11,7 @@
 #include "ds-export-hold-private.h"
 #include "ds-access-order-private.h"
 #include "ds-memory-kind.h"
+#include "ds-recorder-private.h"
 
 typedef struct
 {
@@ -25,6 +26,9 @@ typedef struct
 struct _DsExportHold
 {
   DsBlockSource *source;
+  /* The scratchpad's number in recordings (0: no recorder ran when the
+   * release kept blocks). */
+  guint64        record_id;
   /* Under hold_lock: the source's (while current) or a release's
    * reference, and one per live export. */
   guint          refs;
@@ -74,6 +78,67 @@ ds_export_hold_join (DsBlockSource *source,
   return TRUE;
 }
 
+void
+ds_export_hold_join_export (DsBlockSource      *source,
+                            DsExportLink       *link,
+                            const DsExportLink *of)
+{
+  DsExportHold *hold;
+
+  g_mutex_lock (&hold_lock);
+  hold = of->hold;
+  link->hold = hold;
+  link->start = of->start;
+  link->end = of->end;
+  link->prev = NULL;
+  link->next = hold->exports;
+  if (hold->exports != NULL)
+    hold->exports->prev = link;
+  hold->exports = link;
+  hold->n_exports++;
+  hold->refs++;
+  if (hold == source->hold)
+    g_atomic_int_inc (&source->n_exports);
+  g_mutex_unlock (&hold_lock);
+}
+
+/* Reports to the running recorder that @bytes of @kind went into @hold
+ * (EXPORT_HOLD) or back from it (EXPORT_RETURN), @held_after being what
+ * live exports of the scratchpad keep of @kind after that: each event to
+ * the watches, the recording coalesced as the scratchpad's own events. */
+static DS_RECORDER_COLD void
+record_hold (const DsExportHold *hold,
+             DsRecorderEvent     event,
+             DsMemoryKind        kind,
+             guint64             bytes,
+             guint64             held_after)
+{
+  const HeldKind *held = &hold->kinds[kind];
+  const DsAccessOrder *order = held->scope.type != DS_ACCESS_ORDER_TYPE_UNSET ?
+                               &held->scope : &held->order;
+  DsRecorderSample sample = { 0, };
+  gboolean keep;
+
+  keep = ds_recorder_admit (DS_RECORDER_SOURCE_SCRATCHPAD, 0, event, kind, bytes, &sample);
+  sample.event = event;
+  sample.source = DS_RECORDER_SOURCE_SCRATCHPAD;
+  sample.id = hold->record_id;
+  sample.kind = kind;
+  sample.device = kind != DS_MEMORY_KIND_HOST && ds_access_order_is_device (order) ?
+                  order->device : -1;
+  sample.held = held_after;
+  sample.pool = ds_recorder_id_of (held->upstream.resource);
+  if (keep)
+    ds_recorder_record (&sample, DS_RECORDER_KEEP);
+
+  if (DS_RECORDER_WATCHED ())
+    {
+      sample.count = 1;
+      sample.bytes = bytes;
+      ds_recorder_record (&sample, DS_RECORDER_WATCH);
+    }
+}
+
 /* Gives @hold's blocks back (its last export is gone) and frees it. */
 static void
 give_back (DsExportHold *hold)
@@ -86,6 +151,7 @@ give_back (DsExportHold *hold)
       GError *error = NULL;
       DsFenceBatch batch;
       DsCudaScope scope;
+      guint64 held_after;
 
       if (held->n_blocks == 0)
         continue;
@@ -120,7 +186,10 @@ give_back (DsExportHold *hold)
 
       g_mutex_lock (&hold_lock);
       hold->source->held[kind] -= held->bytes;
+      held_after = hold->source->held[kind];
       g_mutex_unlock (&hold_lock);
+      if (DS_RECORDING () && hold->record_id != 0)
+        record_hold (hold, DS_RECORDER_EVENT_EXPORT_RETURN, kind, held->bytes, held_after);
       g_object_unref (held->upstream.resource);
       g_free (held->blocks);
     }
@@ -198,10 +267,11 @@ ds_export_hold_take (DsExportHold        *hold,
                      DsMemoryKind         kind,
                      DsArena             *arena,
                      const DsAccessOrder *order,
-                     const DsAccessOrder *scope)
+                     const DsAccessOrder *scope,
+                     guint64              record_id)
 {
   HeldKind *held = &hold->kinds[kind];
-  guint64 bytes = 0;
+  guint64 bytes = 0, held_after;
 
   g_mutex_lock (&hold_lock);
   for (guint i = arena->n_blocks; i-- > 0;)
@@ -219,6 +289,7 @@ ds_export_hold_take (DsExportHold        *hold,
       bytes += block.size;
     }
   source->held[kind] += bytes;
+  held_after = source->held[kind];
   g_mutex_unlock (&hold_lock);
 
   if (bytes == 0)
@@ -230,6 +301,11 @@ ds_export_hold_take (DsExportHold        *hold,
     held->order = *order;
   if (scope != NULL)
     held->scope = *scope;
+  if (record_id != 0)
+    {
+      hold->record_id = record_id;
+      record_hold (hold, DS_RECORDER_EVENT_EXPORT_HOLD, kind, bytes, held_after);
+    }
 }
 
 void

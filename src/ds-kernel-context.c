@@ -155,14 +155,19 @@ ds_kernel_context_set_scratchpad (DsKernelContext *self,
  * @error: return location for a #GError
  *
  * Calls @func with @self. If @self has no scratchpad, a new one on @self's
- * order is set for the call and released and dropped afterwards, so
- * everything @func took from it goes back in stream order as soon as @func
- * returns, even if a binding still holds the scratchpad (unless views of its
- * blocks are still exported: then when they are gone); @self has no
- * scratchpad again afterwards. A scratchpad that @self already had is used
- * as it is and not released.
+ * order is set for the call and released and dropped afterwards
+ * ([method@Ds.Scratchpad.try_release]), so everything @func took from it
+ * goes back in stream order as soon as @func returns, even if a binding
+ * still holds the scratchpad; the blocks that views of its memory still use
+ * (NumPy arrays, DLPack tensors: [method@Ds.Block.export]) go back, in the
+ * same order, when the last view of each is gone. @self has no scratchpad
+ * again afterwards. A scratchpad that @self already had is used as it is
+ * and not released.
  *
- * Returns: what @func returned; `FALSE` with @error set on failure
+ * Returns: what @func returned; `FALSE` with @error set on failure, or
+ *   with %DS_ERROR_BUSY if @func left the scratchpad in use by another
+ *   thread (its memory then goes back when that thread is done with it
+ *   and the last reference is dropped)
  */
 gboolean
 ds_kernel_context_run (DsKernelContext  *self,
@@ -171,6 +176,7 @@ ds_kernel_context_run (DsKernelContext  *self,
                        GError          **error)
 {
   DsScratchpad *scratchpad;
+  GError *release_error = NULL;
   gboolean ok;
 
   g_return_val_if_fail (self != NULL, FALSE);
@@ -189,10 +195,12 @@ ds_kernel_context_run (DsKernelContext  *self,
     g_clear_object (&self->scratchpad);
   /* Bindings: a JavaScript wrapper of the scratchpad lives until the next
    * garbage collection, so dropping our references would not give the
-   * memory back. Release it now, unless a view of it is still exported
-   * (see ds_block_export ()). */
-  if (ds_scratchpad_get_n_exports (scratchpad) == 0)
-    ds_scratchpad_release (scratchpad);
+   * memory back. Release it now; blocks that views still use (see
+   * ds_block_export ()) follow the views, as at the end of a unit of work
+   * of the scratchpad's own. */
+  if (!ds_scratchpad_try_release (scratchpad, ok ? error : &release_error))
+    ok = FALSE;
+  g_clear_error (&release_error);
   g_object_unref (scratchpad);
 
   return ok;

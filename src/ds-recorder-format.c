@@ -24,7 +24,7 @@
 static const char *
 event_nick (DsRecorderEvent event)
 {
-  static const char *nicks[DS_RECORDER_EVENT_LOST + 1];
+  static const char *nicks[DS_RECORDER_EVENT_EXPORT_RETURN + 1];
   static gsize once;
 
   if (g_once_init_enter (&once))

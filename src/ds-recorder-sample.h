@@ -48,6 +48,15 @@ G_BEGIN_DECLS
  * @DS_RECORDER_EVENT_MARK: a mark made with [method@Ds.Recorder.mark]
  * @DS_RECORDER_EVENT_LOST: samples the recorder lost: overwritten before
  *   they were written to its file (in recordings only)
+ * @DS_RECORDER_EVENT_EXPORT_HOLD: a scratchpad's release
+ *   ([method@Ds.Scratchpad.try_release]) kept blocks of one kind that live
+ *   exports (NumPy arrays, DLPack tensors: [method@Ds.Block.export]) still
+ *   use; @held is then what live exports keep of that kind
+ *   ([method@Ds.Scratchpad.get_held_by_exports]).
+ * @DS_RECORDER_EVENT_EXPORT_RETURN: the last export of blocks a release
+ *   kept died, and they went back; @held as for
+ *   %DS_RECORDER_EVENT_EXPORT_HOLD. Not reported for blocks kept before
+ *   the recorder started.
  *
  * What a [struct@Ds.RecorderSample] records. The nicks (`hit`,
  * `upstream-alloc`, …) are the names used in recordings.
@@ -70,6 +79,8 @@ typedef enum
   DS_RECORDER_EVENT_RELEASE,
   DS_RECORDER_EVENT_MARK,
   DS_RECORDER_EVENT_LOST,
+  DS_RECORDER_EVENT_EXPORT_HOLD,
+  DS_RECORDER_EVENT_EXPORT_RETURN,
 } DsRecorderEvent;
 
 /**

@@ -852,13 +852,17 @@ ds_scratchpad_try_release (DsScratchpad  *self,
     {
       guint scoped = held & ~self->self_scoped & ~(1u << DS_MEMORY_KIND_HOST);
 
+      /* The hold reports to a running recorder under the scratchpad's number. */
+      if (DS_RECORDING () && self->record_id == 0)
+        self->record_id = ds_recorder_next_id (DS_RECORDER_SOURCE_SCRATCHPAD);
       for (guint left = held; left != 0; left &= left - 1)
         {
           DsMemoryKind kind = (DsMemoryKind) __builtin_ctz (left);
 
           ds_export_hold_take (hold, &self->source, kind, &self->arenas[kind],
                                ds_scratchpad_dealloc_order (self, kind),
-                               (scoped & (1u << kind)) ? &self->device_order : NULL);
+                               (scoped & (1u << kind)) ? &self->device_order : NULL,
+                               DS_RECORDING () ? self->record_id : 0);
         }
       held = ds_scratchpad_held_kinds (self);
     }

@@ -193,6 +193,80 @@ test_run_error (Fixture       *f,
   g_assert_cmpuint (ds_test_resource_count_deallocs (f->host), ==, 1);
 }
 
+typedef struct
+{
+  DsBlock      *export;
+  DsScratchpad *weak;
+  guint8       *viewed;
+  gpointer      big;
+} ExportData;
+
+static gboolean
+export_func (DsKernelContext  *context,
+             gpointer          user_data,
+             GError          **error)
+{
+  ExportData *data = user_data;
+  DsScratchpad *sp = ds_kernel_context_get_scratchpad (context);
+  g_autoptr(DsBlock) block = NULL;
+
+  data->weak = sp;
+  g_object_add_weak_pointer (G_OBJECT (sp), (gpointer *) &data->weak);
+  block = ds_scratchpad_alloc_block (sp, DS_MEMORY_KIND_HOST, 100, 0, error);
+  g_assert_nonnull (block);
+  data->viewed = ds_block_get_pointer (block);
+  memset (data->viewed, 0x3c, 100);
+  /* A view that outlives the call (a NumPy array a callback returns). */
+  data->export = ds_block_export (block, error);
+  g_assert_nonnull (data->export);
+  /* An upstream block of its own that no view uses. */
+  data->big = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, 1 << 20, 0, error);
+  g_assert_nonnull (data->big);
+  return TRUE;
+}
+
+static void
+test_run_views_keep_memory (Fixture       *f,
+                            gconstpointer  user_data)
+{
+  g_autoptr(DsKernelContext) ctx = ds_kernel_context_new (f->order, NULL);
+  g_autoptr(GError) error = NULL;
+  ExportData data = { NULL, NULL, NULL, NULL };
+  DsScratchpad *sp;
+
+  g_test_summary ("run() releases the scratchpad it made as try_release () "
+                  "does: what no view uses goes back when the function "
+                  "returns, the block a view uses when the view is gone");
+
+  g_assert_true (ds_kernel_context_run (ctx, export_func, &data, &error));
+  g_assert_no_error (error);
+  g_assert_null (ds_kernel_context_get_scratchpad (ctx));
+
+  /* The view keeps the scratchpad and its block; the big block went back. */
+  sp = ds_block_get_scratchpad (data.export);
+  g_assert_true (sp == data.weak);
+  g_assert_cmpuint (ds_test_resource_count_allocs (f->host), ==, 2);
+  g_assert_cmpuint (ds_test_resource_count_deallocs (f->host), ==, 1);
+  g_assert_false (ds_test_resource_owns (f->host, data.big, 1 << 20));
+  g_assert_cmpuint (ds_scratchpad_get_reserved (sp, DS_MEMORY_KIND_HOST), ==, 0);
+  g_assert_cmpuint (ds_scratchpad_get_held_by_exports (sp, DS_MEMORY_KIND_HOST), >=, 100);
+  g_assert_cmpuint (ds_scratchpad_get_held_by_exports (sp, DS_MEMORY_KIND_HOST), ==,
+                    ds_test_resource_get_live_bytes (f->host));
+  /* Released: the export keeps its memory, so it stays valid (and can be
+   * exported again) while it lives. */
+  g_assert_true (ds_block_is_valid (data.export));
+  g_assert_true (ds_block_get_pointer (data.export) == data.viewed);
+  g_assert_true (ds_test_resource_owns (f->host, data.viewed, 100));
+  for (guint i = 0; i < 100; i++)
+    g_assert_cmpuint (data.viewed[i], ==, 0x3c);
+
+  /* The view goes: its block goes back, and the scratchpad with it. */
+  ds_block_unref (data.export);
+  g_assert_null (data.weak);
+  g_assert_cmpuint (ds_test_resource_count_deallocs (f->host), ==, 2);
+  g_assert_cmpuint (ds_test_resource_get_n_live (f->host), ==, 0);
+}
+
 static void
 test_run_keeps_given (Fixture       *f,
                       gconstpointer  user_data)
@@ -356,6 +430,7 @@ main (int    argc,
   ADD ("new-default-order", test_new_default_order);
   ADD ("run/creates-scratchpad", test_run_creates_scratchpad);
   ADD ("run/error", test_run_error);
+  ADD ("run/views-keep-memory", test_run_views_keep_memory);
   ADD ("run/keeps-given", test_run_keeps_given);
   ADD ("run/nested", test_run_nested);
   g_test_add_func ("/Ds/KernelContext/run/func-replaces-scratchpad", test_run_func_replaces_scratchpad);

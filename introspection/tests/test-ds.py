@@ -16,6 +16,7 @@ import ctypes
 import gc
 import os
 import sys
+import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -364,6 +365,44 @@ class TestKernelContext(DsTestCase):
 
         self.assertRaisesDsError(Ds.Error.INVALID_ARGUMENT, ctx.run, work, None)
         self.assertIsNone(ctx.get_scratchpad())
+
+    def test_run_views_keep_their_memory(self):
+        # The memory follows the views out of run(), as out of a `with`:
+        # what no view uses goes back when the function returns, the
+        # block a view uses when the view is gone.
+        try:
+            import numpy as np
+        except ImportError:
+            self.skipTest('NumPy is not installed (python3-numpy)')
+        ctx = Ds.KernelContext.new(Ds.AccessOrder.new_host(), None)
+        out = {}
+
+        def work(context, data):
+            sp = context.get_scratchpad()
+            out['sp'] = sp
+            out['view'] = sp.empty((16,), np.float32)
+            out['view'][:] = np.arange(16)
+            sp.alloc(HOST, 1 * MiB)         # an upstream block of its own
+            return True
+
+        # On a thread of its own: the 1 MiB unit would teach this thread's
+        # default-resource scratchpads a bigger first block.
+        ran = []
+        thread = threading.Thread(target=lambda: ran.append(ctx.run(work, None)))
+        thread.start()
+        thread.join()
+        self.assertEqual(ran, [True])
+        self.assertIsNone(ctx.get_scratchpad())
+        sp = out['sp']
+        self.assertEqual(sp.get_reserved(HOST), 0)
+        self.assertEqual(sp.get_n_blocks(HOST), 0)
+        held = sp.get_held_by_exports(HOST)
+        self.assertGreater(held, 0)
+        self.assertLess(held, 1 * MiB)      # the big block went back
+        self.assertEqual(out['view'].tolist(), list(range(16)))
+        del out['view']
+        gc.collect()
+        self.assertEqual(sp.get_held_by_exports(HOST), 0)
 
 
 class TestPythonResource(DsTestCase):

@@ -414,6 +414,11 @@ def case_pool_twice():
 
 
 def case_stream_handle_nowhere():
+    if GPU_ERROR is None:
+        # The README's row: with a driver, the driver dereferences the
+        # handle; nothing may be asked of it here.
+        raise unittest.SkipTest('a CUDA driver is present: the handle is the caller\'s word '
+                                '(the README names this row undefined there)')
     seen = attempt(Ds.AccessOrder.new_for_handle, 0x1000, 0)
     other = attempt(Ds.AccessOrder.from_stream, 3, 0)
     assert type(other.value) is type(seen.value), (seen, other)

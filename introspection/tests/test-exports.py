@@ -228,6 +228,30 @@ class TestMemoryFollowsViews(DsTestCase):
         self.assertEqual(sp.alloc(HOST, 16).tobytes(0, 0), b'')
         sp.release()
 
+    def test_a_view_exports_again_after_the_release(self):
+        # A view that outlived a release still owns its memory: a DLPack
+        # capsule or a NumPy array made from it afterwards joins what the
+        # view keeps, and the block goes back when the last of them dies.
+        sp, res = fake_gpu_scratchpad()
+        view = sp.alloc(HOST, 64).view('u1', 64)
+        np.asarray(view)[:] = 5
+        sp.release()
+        self.assertEqual(sp.get_held_by_exports(HOST), 64 * KiB)
+        again = np.from_dlpack(view)
+        array = view.numpy()
+        del view
+        gc.collect()
+        self.assertEqual(len(res[HOST].live), 1, 'the capsule and the array keep the block')
+        self.assertEqual(int(again.sum()), 5 * 64)
+        self.assertEqual(int(array.sum()), 5 * 64)
+        del again
+        gc.collect()
+        self.assertEqual(len(res[HOST].live), 1, 'the array keeps the block')
+        del array
+        gc.collect()
+        self.assertEqual(res[HOST].live, {})
+        self.assertEqual(sp.get_held_by_exports(HOST), 0)
+
     def test_strict_keeps_the_report(self):
         sp, _ = fake_gpu_scratchpad()
         array = sp.alloc(HOST, 64).numpy('f4', (4, 4))

@@ -6,6 +6,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 import csv
+import gc
 import os
 import sys
 import tempfile
@@ -103,6 +104,57 @@ class TestRecorder(DsTestCase):
         rec.remove_watch(wid)
         self.assertIn((Ds.RecorderEvent.BLOCK, Ds.RecorderSource.SCRATCHPAD, 64 * KiB, HOST), seen)
         self.assertIn((Ds.RecorderEvent.RELEASE, Ds.RecorderSource.SCRATCHPAD, 64 * KiB, HOST), seen)
+
+    def test_export_hold(self):
+        # A release that meets a live view keeps the block the view uses:
+        # the recording and the watches see it kept and given back.
+        try:
+            import numpy as np
+        except ImportError:
+            self.skipTest('NumPy is not installed (python3-numpy)')
+        rec = Ds.Recorder.new(256)
+        rec.set_interval(0)
+        seen = []
+
+        def watch(recorder, sample):
+            if sample.source == Ds.RecorderSource.SCRATCHPAD:
+                seen.append((sample.event, sample.kind, sample.bytes, sample.held))
+
+        wid = rec.add_watch(watch)
+        rec.start()
+        try:
+            view = self.sp.empty((256,), np.uint8)
+            self.sp.alloc(HOST, 1 * MiB)        # a block of its own, no view
+            reserved = self.sp.get_reserved(HOST)
+            self.sp.release()                   # the with-block's release
+            held = self.sp.get_held_by_exports(HOST)
+            self.assertGreater(held, 0)
+            del view
+            gc.collect()
+            self.assertEqual(self.sp.get_held_by_exports(HOST), 0)
+        finally:
+            rec.stop()
+        rec.remove_watch(wid)
+        hold = (Ds.RecorderEvent.EXPORT_HOLD, HOST, held, held)
+        back = (Ds.RecorderEvent.EXPORT_RETURN, HOST, held, 0)
+        self.assertIn(hold, seen)
+        self.assertIn(back, seen)
+        self.assertLess(seen.index(hold), seen.index(back))
+        # The release gave the rest back at once.
+        released = [s for s in seen if s[0] == Ds.RecorderEvent.RELEASE]
+        self.assertEqual([s[2] for s in released], [reserved - held])
+
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, 'rec.csv')
+            self.assertTrue(rec.write(path))
+            _, _, rows = read_recording(path)
+        rows = [r for r in rows if r['event'] in ('export-hold', 'export-return')]
+        self.assertEqual([(r['event'], r['source'], r['kind'], int(r['bytes']), int(r['held']))
+                          for r in rows],
+                         [('export-hold', 'scratchpad', 'host', held, held),
+                          ('export-return', 'scratchpad', 'host', held, 0)])
+        self.assertEqual(rows[0]['id'], rows[1]['id'])
+        self.assertEqual(rows[0]['pool'], rows[1]['pool'])
 
     def test_one_at_a_time(self):
         a, b = Ds.Recorder.new(16), Ds.Recorder.new(16)

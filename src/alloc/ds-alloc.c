@@ -66,6 +66,7 @@ typedef struct
 static Shard shards[N_SHARDS];
 static gint n_blocks;
 static guint64 n_bytes;
+static guint64 peak_bytes;
 
 /* Per device, set by ds_alloc_set_resource (); a replaced resource stays
  * alive (a request on another thread may be using it). */
@@ -242,6 +243,18 @@ ds_alloc_set_resource (gint               device,
   return TRUE;
 }
 
+/* Raises peak_bytes to @bytes if it is higher. */
+static inline void
+raise_peak (guint64 bytes)
+{
+  guint64 peak = __atomic_load_n (&peak_bytes, __ATOMIC_RELAXED);
+
+  while (bytes > peak &&
+         !__atomic_compare_exchange_n (&peak_bytes, &peak, bytes, TRUE,
+                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    ;
+}
+
 /* Takes a block and records it. */
 static gpointer
 allocate (DsMemoryResource  *resource,
@@ -288,7 +301,7 @@ allocate (DsMemoryResource  *resource,
   g_mutex_unlock (&shard->lock);
 
   g_atomic_int_inc (&n_blocks);
-  __atomic_add_fetch (&n_bytes, size, __ATOMIC_RELAXED);
+  raise_peak (__atomic_add_fetch (&n_bytes, size, __ATOMIC_RELAXED));
   return ptr;
 }
 
@@ -637,4 +650,34 @@ guint64
 ds_alloc_get_bytes (void)
 {
   return __atomic_load_n (&n_bytes, __ATOMIC_RELAXED);
+}
+
+/**
+ * ds_alloc_get_peak_bytes:
+ *
+ * The highest ds_alloc_get_bytes() has been since the process started or
+ * the last ds_alloc_reset_peak_bytes(): the peak of what a framework had
+ * in use from ds (each block counted with the size asked for). A pool's
+ * [struct@Ds.PoolStats]:peak_bytes_in_use counts blocks given back but
+ * still pending on their stream as well.
+ *
+ * Returns: the peak, in bytes
+ */
+guint64
+ds_alloc_get_peak_bytes (void)
+{
+  return __atomic_load_n (&peak_bytes, __ATOMIC_RELAXED);
+}
+
+/**
+ * ds_alloc_reset_peak_bytes:
+ *
+ * Starts the peak of ds_alloc_get_peak_bytes() again from the bytes in
+ * use now.
+ */
+void
+ds_alloc_reset_peak_bytes (void)
+{
+  __atomic_store_n (&peak_bytes, __atomic_load_n (&n_bytes, __ATOMIC_RELAXED),
+                    __ATOMIC_RELAXED);
 }

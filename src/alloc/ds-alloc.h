@@ -77,5 +77,9 @@ DS_ALLOC_AVAILABLE_IN_ALL
 guint     ds_alloc_get_n_blocks  (void);
 DS_ALLOC_AVAILABLE_IN_ALL
 guint64   ds_alloc_get_bytes     (void);
+DS_ALLOC_AVAILABLE_IN_ALL
+guint64   ds_alloc_get_peak_bytes   (void);
+DS_ALLOC_AVAILABLE_IN_ALL
+void      ds_alloc_reset_peak_bytes (void);
 
 G_END_DECLS

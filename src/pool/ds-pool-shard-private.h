@@ -141,32 +141,47 @@ ds_pool_shard_take_block_locked (DsPoolShard    *shard,
   return b;
 }
 
+/* A block of @bin that @request's order may use now, or NULL. */
+static inline DsPoolBlock *
+ds_pool_shard_pick_locked (DsPoolShard         *shard,
+                           DsPoolBin           *bin,
+                           const DsPoolRequest *request)
+{
+  DsPoolBlock *b = ds_pool_bin_at_hand (bin, request->order);
+
+  if (G_UNLIKELY (b == NULL) && bin->fenced_head != NULL)
+    b = ds_pool_bin_scan (bin, request->order, &shard->cuda);
+
+  return b;
+}
+
 /* A block of @request's classes that its order may use now, taken out of
- * the shard, or NULL; its stream reference goes to *@ss_out. Called with
- * the lock held. */
+ * the shard, or NULL; its stream reference goes to *@ss_out. When its
+ * size class has none, a block of one of the DS_POOL_FIT_CLASSES classes
+ * above (of the smallest class that has one) rather than a new one from
+ * upstream. Called with the lock held. */
 static inline DsPoolBlock *
 ds_pool_shard_take_locked (DsPoolShard          *shard,
                            const DsPoolRequest  *request,
                            DsStreamState       **ss_out)
 {
   DsPoolBin *bins = shard->bins[request->ac];
-  DsPoolBin *bin;
   DsPoolBlock *b;
+  guint cls, last;
 
   if (bins == NULL)
     return NULL;
-  bin = &bins[request->cls];
-  b = ds_pool_bin_at_hand (bin, request->order);
-  if (G_UNLIKELY (b == NULL))
-    {
-      if (bin->fenced_head == NULL)
-        return NULL;
-      b = ds_pool_bin_scan (bin, request->order, &shard->cuda);
-      if (b == NULL)
-        return NULL;
-    }
+  b = ds_pool_shard_pick_locked (shard, &bins[request->cls], request);
+  if (G_LIKELY (b != NULL))
+    return ds_pool_shard_take_block_locked (shard, &bins[request->cls], b, ss_out);
 
-  return ds_pool_shard_take_block_locked (shard, bin, b, ss_out);
+  last = MIN (request->cls + DS_POOL_FIT_CLASSES, DS_POOL_N_SIZE_CLASSES - 1);
+  for (cls = request->cls + 1; cls <= last; cls++)
+    if ((bins[cls].head != NULL || bins[cls].fenced_head != NULL) &&
+        (b = ds_pool_shard_pick_locked (shard, &bins[cls], request)) != NULL)
+      return ds_pool_shard_take_block_locked (shard, &bins[cls], b, ss_out);
+
+  return NULL;
 }
 
 /* Files @b in its bin, newest first, given back under the fence (@ss,

@@ -5,9 +5,10 @@
  *
  * A pool files the blocks it caches by (alignment class, size class).
  * Size classes are multiples of 256 bytes up to 2 KiB, then four per power
- * of two, so a block is at most 25% larger than asked for; alignment
- * classes are 256 bytes (and less), 512, ..., 64 KiB. A request beyond
- * every class is not cached.
+ * of two, so a block taken from upstream is at most 25% larger than asked
+ * for; alignment classes are 256 bytes (and less), 512, ..., 64 KiB. A
+ * request beyond every class is not cached. A request may be served by a
+ * cached block of a larger class (DS_POOL_FIT_CLASSES).
  */
 
 #pragma once
@@ -23,6 +24,12 @@ G_BEGIN_DECLS
 #define DS_POOL_N_ALIGN_CLASSES 9
 #define DS_POOL_MAX_ALIGN       (DS_POOL_GRANULE << (DS_POOL_N_ALIGN_CLASSES - 1))
 #define DS_POOL_NO_CLASS        G_MAXUINT
+/* A request whose size class has no cached block it may use takes one of
+ * the next classes up, at most this many (from 2 KiB on, at most twice
+ * its class's size; below, at most 1 KiB more), before the pool takes a
+ * new block from upstream: with sizes that vary, each class's cache no
+ * longer grows toward its own peak. */
+#define DS_POOL_FIT_CLASSES     4
 
 /* The size class of @size; its size in *@class_bytes. DS_POOL_NO_CLASS
  * when too large for any. */

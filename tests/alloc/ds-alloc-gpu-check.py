@@ -22,12 +22,21 @@ allocation):
            kernel), while its memory goes back to ds and is taken again on
            the first stream: the reader must see the right bytes with the
            reader registration (hand_off, add_reader), and does not without
-  cupy     the churn with CuPy, its own pool against ds
+  cupy     the churn with CuPy, its own pool against ds (each run in a
+           process of its own)
+  costs    what the churn's CUDA calls cost one by one: cudaMalloc and
+           cudaFree of small and large blocks, an event record and query,
+           a stream query, a ds allocate/deallocate pair through ctypes
+  trace    the churn once more under PyTorch's own allocator with its
+           memory history on: the sizes, streams and order of every
+           allocation and free, written to churn-trace.json (what the pool
+           simulation in tests/alloc replays); not timed
   memcheck compute-sanitizer --tool memcheck on a short whole-process run
 
 Usage (libds-alloc's folder on LD_LIBRARY_PATH, ds_alloc on PYTHONPATH):
 
-  ds-alloc-gpu-check.py [--out DIR] [--skip-memcheck] [--only NAME...]
+  ds-alloc-gpu-check.py [--out DIR] [--budget SECONDS] [--skip-memcheck] [--tight]
+                        [--variant NAME=LIBDIR] [--only NAME...]
 
 tests/alloc/make-gpu-bundle.sh BUILDDIR DIR packs it with the libraries it
 needs for a machine without GLib; DIR/run.sh runs it there.
@@ -195,6 +204,8 @@ def child_torch(mode, workload):
         result["gate_none"] = gate(torch, ds_alloc, "process", "none")
         result["gate_hand_off"] = gate(torch, ds_alloc, "process", "hand_off")
 
+    if pool is not None:
+        ds_alloc.reset_peak_bytes()
     if workload == "train":
         losses, times = train(torch, on_step=sample)
         result["losses"] = losses
@@ -205,7 +216,8 @@ def child_torch(mode, workload):
     if pool is not None:
         s = pool.stats()
         result["ds_held_peak"] = held[0]
-        result["ds_in_use_peak"] = s["peak_bytes_in_use"]
+        result["ds_in_use_peak"] = ds_alloc.peak_bytes()
+        result["ds_demand_peak"] = s["peak_bytes_in_use"]
         result["ds_stats"] = s
     else:
         result["torch_reserved_peak"] = torch.cuda.max_memory_reserved()
@@ -294,42 +306,125 @@ def cupy_churn(cp, n=2000, seed=3, live=48, max_numel=2_000_000, on_tick=None):
     return {"n": n, "wrong": wrong, "us_per_array": elapsed / n * 1e6}
 
 
-def child_cupy():
+def stage(what):
+    """Where a child is, on stderr (in the log if it dies)."""
+    print("stage:", what, file=sys.stderr, flush=True)
+
+
+def child_cupy(form):
     import cupy as cp
     import ds_alloc
     import ds_alloc.cupy as dsc
-    result = {"mode": "cupy", "cupy": cp.__version__}
+    result = {"mode": "cupy", "form": form, "cupy": cp.__version__}
     cp.cuda.Device(0).use()
     result["device"] = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    pool = ds_alloc.Pool(0)
     cupy_pool = cp.get_default_memory_pool()
-    cupy_churn(cp, n=200)        # warm up kernels (compiled on first use)
+    stage("warm-up with CuPy's pool")
+    cupy_churn(cp, n=200)        # kernels are compiled on first use
     cupy_pool.free_all_blocks()
-    runs = []
-    for rnd in range(2):
+    if form == "native":
         total = [0]
 
         def sample_cupy():
             total[0] = max(total[0], cupy_pool.total_bytes())
 
+        stage("churn, CuPy's pool")
         r = cupy_churn(cp, on_tick=sample_cupy)
-        r.update(form="native", held_peak=total[0], held_after=cupy_pool.total_bytes())
-        runs.append(r)
-        cupy_pool.free_all_blocks()
+        r.update(held_peak=total[0], held_after=cupy_pool.total_bytes())
+    else:
+        pool = ds_alloc.Pool(0)
         held = [0]
 
         def sample_ds():
             held[0] = max(held[0], pool.stats()["bytes_held"])
 
+        stage("churn, ds")
         with dsc.scope(pool):
             r = cupy_churn(cp, on_tick=sample_ds)
+        stage("churn done")
         cp.cuda.Device().synchronize()
-        r.update(form="ds", held_peak=held[0], in_use_after=pool.stats()["bytes_in_use"],
-                 in_use_peak=pool.stats()["peak_bytes_in_use"])
-        runs.append(r)
-    result["runs"] = runs
-    result["live_blocks_end"] = ds_alloc.live_blocks()
+        s = pool.stats()
+        r.update(held_peak=held[0], in_use_after=s["bytes_in_use"],
+                 in_use_peak=s["peak_bytes_in_use"], ds_stats=s)
+        result["live_blocks_end"] = ds_alloc.live_blocks()
+    result.update(r)
+    stage("result")
     return result
+
+
+def child_costs():
+    import ctypes
+    import cupy as cp
+    import ds_alloc
+    from ds_alloc import _lib
+    rt = cp.cuda.runtime
+    cp.cuda.Device(0).use()
+    out = {"mode": "costs", "device": rt.getDeviceProperties(0)["name"].decode()}
+
+    def per_call(fn, n):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        return (time.perf_counter() - t0) / n * 1e6
+
+    rt.free(rt.malloc(1 << 20))
+    for size, n in ((256, 2000), (4 << 20, 100), (8 << 20, 100)):
+        ptrs = []
+        t0 = time.perf_counter()
+        for _ in range(n):
+            ptrs.append(rt.malloc(size))
+        out["cudaMalloc_us_%d" % size] = (time.perf_counter() - t0) / n * 1e6
+        t0 = time.perf_counter()
+        for p in ptrs:
+            rt.free(p)
+        out["cudaFree_us_%d" % size] = (time.perf_counter() - t0) / n * 1e6
+    s = cp.cuda.Stream(non_blocking=True)
+    e = cp.cuda.Event(disable_timing=True)
+    out["eventRecord_us"] = per_call(lambda: rt.eventRecord(e.ptr, s.ptr), 2000)
+    out["eventQuery_us"] = per_call(lambda: rt.eventQuery(e.ptr), 2000)
+    out["streamQuery_us"] = per_call(lambda: rt.streamQuery(s.ptr), 2000)
+    lib = _lib._load()
+    pool = ds_alloc.Pool(0)
+    out["ctypes_call_us"] = per_call(lambda: lib.ds_alloc_get_n_blocks(), 5000)
+    sp = ctypes.c_void_p(s.ptr)
+
+    def pair():
+        p = lib.ds_alloc_allocate(pool, 4096, 0, sp, None)
+        lib.ds_alloc_deallocate(p, None)
+
+    pair()
+    out["ds_pair_4k_us"] = per_call(pair, 5000)
+    out["ds_stats"] = pool.stats()
+    s.synchronize()
+    return out
+
+
+def child_trace():
+    """The churn under PyTorch's own allocator with its memory history:
+    [action, size, stream index, address] per event, in order."""
+    import torch
+    torch.cuda.init()
+    torch.cuda.memory._record_memory_history(max_entries=200_000, context=None,
+                                             stacks="python")
+    r = churn(torch)
+    snap = torch.cuda.memory._snapshot()
+    torch.cuda.memory._record_memory_history(enabled=None)
+    trace = snap["device_traces"][0]
+    streams = {}
+    events = []
+    for e in trace:
+        if e["action"] not in ("alloc", "free_completed", "segment_alloc", "segment_free"):
+            continue
+        sid = streams.setdefault(e.get("stream", 0), len(streams))
+        events.append([e["action"], e["size"], sid, e["addr"]])
+    out = os.environ.get("DS_CHECK_OUT", ".")
+    with open(os.path.join(out, "churn-trace.json"), "w") as f:
+        json.dump({"torch": torch.__version__, "device": torch.cuda.get_device_name(0),
+                   "reserved_peak": torch.cuda.max_memory_reserved(),
+                   "allocated_peak": torch.cuda.max_memory_allocated(),
+                   "events": events}, f)
+    return {"mode": "trace", "n_events": len(events), "wrong": r["wrong"],
+            "device": torch.cuda.get_device_name(0)}
 
 
 def child_memcheck():
@@ -352,10 +447,16 @@ def child_memcheck():
 
 
 def run_child(name):
+    import faulthandler
+    faulthandler.enable(all_threads=True)
     if name == "scoped":
         r = child_scoped()
-    elif name == "cupy":
-        r = child_cupy()
+    elif name.startswith("cupy:"):
+        r = child_cupy(name.split(":")[1])
+    elif name == "trace":
+        r = child_trace()
+    elif name == "costs":
+        r = child_costs()
     elif name == "memcheck":
         r = child_memcheck()
     else:
@@ -367,10 +468,19 @@ def run_child(name):
 # --- the driver ------------------------------------------------------------
 
 def spawn(args, out_dir, name, log, timeout, prefix=()):
-    cmd = list(prefix) + [sys.executable, os.path.abspath(__file__), "--child", name]
+    """Runs child @name; a name "MODE@VARIANT:WORKLOAD" runs MODE:WORKLOAD
+    with the libraries of that --variant first on LD_LIBRARY_PATH."""
+    child, variant = name, None
+    if "@" in name:
+        mode, workload = name.split(":")
+        mode, variant = mode.split("@")
+        child = mode + ":" + workload
+    cmd = list(prefix) + [sys.executable, os.path.abspath(__file__), "--child", child]
     t0 = time.time()
     try:
-        env = dict(os.environ, PYTHONFAULTHANDLER="1")
+        env = dict(os.environ, PYTHONFAULTHANDLER="1", DS_CHECK_OUT=os.path.abspath(out_dir))
+        if variant:
+            env["LD_LIBRARY_PATH"] = args.variants[variant] + ":" + env.get("LD_LIBRARY_PATH", "")
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
         text, rc = p.stdout + p.stderr, p.returncode
     except subprocess.TimeoutExpired as e:
@@ -397,9 +507,18 @@ def main():
     ap.add_argument("--child")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--skip-memcheck", action="store_true")
+    ap.add_argument("--budget", type=float, default=280,
+                    help="seconds for everything; children that no longer fit are skipped")
+    ap.add_argument("--tight", action="store_true",
+                    help="also run the whole-process forms on a pool tuned to cache little")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME=LIBDIR",
+                    help="also run the whole-process churn and training with the libraries "
+                    "in LIBDIR (another libds, say) first on LD_LIBRARY_PATH, in the same "
+                    "alternation")
     ap.add_argument("--only", nargs="*", help="run only these children (e.g. cupy "
                     "native:churn process:churn)")
     args = ap.parse_args()
+    args.variants = dict(v.split("=", 1) for v in args.variant)
     if args.child:
         run_child(args.child)
         return 0
@@ -412,23 +531,40 @@ def main():
     order = []
     for rnd in range(2):          # alternating: PyTorch's own, then ds
         for workload in ("train", "churn"):
-            for mode in ("native", "process"):
+            for mode in ["native", "process"] + ["process@" + v for v in args.variants]:
                 order.append("%s:%s" % (mode, workload))
-    order += ["process-tight:train", "process-tight:churn", "scoped", "cupy"]
+    if args.tight:
+        order += ["process-tight:train", "process-tight:churn"]
+    order += ["scoped"]
+    order += ["cupy:native", "cupy:ds"] * 2
+    order += ["costs"]
     if args.only:
-        order = [n for n in order if n in args.only]
+        order = [n for n in order if n in args.only or n.split(":")[0] in args.only]
+    start = time.time()
+    log.write("variants: %s\n" % args.variants)
+
+    def left():
+        return args.budget - (time.time() - start)
+
     for name in order:
-        results.setdefault(name, []).append(spawn(args, args.out, name, log, 120))
-        print("done", name, "rc", results[name][-1]["rc"], flush=True)
+        if left() < 80:           # what memcheck and one more child need
+            print("skipped", name, "(out of time)", flush=True)
+            continue
+        results.setdefault(name, []).append(spawn(args, args.out, name, log, 60))
+        print("done", name, "rc", results[name][-1]["rc"],
+              "%.0f s" % (time.time() - start), flush=True)
 
     if not args.skip_memcheck and shutil.which("compute-sanitizer") and \
        (not args.only or "memcheck" in args.only):
         mc_log = os.path.join(args.out, "memcheck.log")
-        r = spawn(args, args.out, "memcheck", log, 150,
+        r = spawn(args, args.out, "memcheck", log, min(60, left()),
                   prefix=["compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "1",
                           "--print-limit", "20", "--log-file", mc_log])
         results["memcheck"] = [r]
-        print("done memcheck rc", r["rc"], flush=True)
+        print("done memcheck rc", r["rc"], "%.0f s" % (time.time() - start), flush=True)
+    if (not args.only or "trace" in args.only) and left() > 25:
+        results["trace"] = [spawn(args, args.out, "trace", log, left() - 5)]
+        print("done trace rc", results["trace"][-1]["rc"], flush=True)
     with open(os.path.join(args.out, "ds-alloc-gpu.json"), "w") as f:
         json.dump(results, f, indent=1)
 
@@ -457,8 +593,9 @@ def main():
         row("train memory: torch reserved peak | ds held peak | ratio",
             fmt_mib(nat_t[0]["torch_reserved_peak"]), fmt_mib(ds_t[0]["ds_held_peak"]),
             "%.2f" % (ds_t[0]["ds_held_peak"] / max(1, nat_t[0]["torch_reserved_peak"])))
-        row("train in-use peak: torch allocated | ds in use",
-            fmt_mib(nat_t[0]["torch_allocated_peak"]), fmt_mib(ds_t[0]["ds_in_use_peak"]))
+        row("train in-use peak: torch allocated | ds handed out | ds pool demand (with pending)",
+            fmt_mib(nat_t[0]["torch_allocated_peak"]), fmt_mib(ds_t[0]["ds_in_use_peak"]),
+            fmt_mib(ds_t[0].get("ds_demand_peak")))
     else:
         ok = False
         row("train", "FAILED (see log)")
@@ -475,11 +612,22 @@ def main():
         row("churn us/tensor native | ds process",
             " ".join("%.1f" % r["us_per_tensor"] for r in nat_c), "|",
             " ".join("%.1f" % r["us_per_tensor"] for r in ds_c))
-        row("churn memory: torch reserved peak | ds held peak | ratio",
-            fmt_mib(nat_c[0]["torch_reserved_peak"]), fmt_mib(ds_c[0]["ds_held_peak"]),
-            "%.2f" % (ds_c[0]["ds_held_peak"] / max(1, nat_c[0]["torch_reserved_peak"])))
-        row("churn in-use peak: torch allocated | ds in use",
-            fmt_mib(nat_c[0]["torch_allocated_peak"]), fmt_mib(ds_c[0]["ds_in_use_peak"]))
+        row("churn memory: torch reserved peak (per run) | ds held peak (per run) | ratio "
+            "(worst)",
+            " ".join(fmt_mib(r["torch_reserved_peak"]) for r in nat_c), "|",
+            " ".join(fmt_mib(r["ds_held_peak"]) for r in ds_c), "|",
+            "%.2f" % (max(r["ds_held_peak"] for r in ds_c) /
+                      max(1, min(r["torch_reserved_peak"] for r in nat_c))))
+        row("churn in-use peak: torch allocated | ds handed out | ds pool demand (with pending)",
+            fmt_mib(nat_c[0]["torch_allocated_peak"]), fmt_mib(ds_c[0]["ds_in_use_peak"]),
+            fmt_mib(ds_c[0].get("ds_demand_peak")))
+        for r in ds_c:
+            st = r["ds_stats"]
+            row("churn ds pool: upstream allocations | deallocations | hits | events "
+                "recorded | event queries | stream waits | bytes pending at end",
+                st["upstream_allocations"], st["upstream_deallocations"], st["cache_hits"],
+                st["events_recorded"], st["event_queries"], st["stream_waits"],
+                fmt_mib(st["bytes_pending"]))
         g0, g1 = ds_c[0].get("gate_none"), ds_c[0].get("gate_hand_off")
         row("gate, whole process: right bytes without | with hand_off (memory taken again)",
             g0, "|", g1)
@@ -487,6 +635,30 @@ def main():
     else:
         ok = False
         row("churn", "FAILED (see log)")
+    for v in args.variants:
+        vt, vc = get("process@%s:train" % v), get("process@%s:churn" % v)
+        if vt and nat_t:
+            same = all(r["losses"] == nat_t[0]["losses"] for r in vt)
+            ok &= same
+            row("[%s] train: losses bitwise identical | ms/step | held peak | ratio to torch "
+                "reserved" % v, same, " ".join("%.2f" % r["ms_per_step"] for r in vt),
+                " ".join(fmt_mib(r["ds_held_peak"]) for r in vt),
+                "%.2f" % (max(r["ds_held_peak"] for r in vt) /
+                          max(1, min(r["torch_reserved_peak"] for r in nat_t))))
+        if vc and nat_c:
+            wrong = sum(r["wrong"] for r in vc)
+            ok &= wrong == 0
+            row("[%s] churn: wrong sums | us/tensor | held peak | ratio to torch reserved (worst) "
+                "| handed-out peak | upstream allocations" % v, wrong,
+                " ".join("%.1f" % r["us_per_tensor"] for r in vc),
+                " ".join(fmt_mib(r["ds_held_peak"]) for r in vc),
+                "%.2f" % (max(r["ds_held_peak"] for r in vc) /
+                          max(1, min(r["torch_reserved_peak"] for r in nat_c))),
+                fmt_mib(vc[0]["ds_in_use_peak"]),
+                " ".join(str(r["ds_stats"]["upstream_allocations"]) for r in vc))
+        if not vc or not vt:
+            row("[%s]" % v, "FAILED (see log)")
+            ok = False
     tc = get("process-tight:churn", 0)
     if tc:
         row("churn ds tight pool: us/tensor | held peak | wrong",
@@ -517,20 +689,31 @@ def main():
     else:
         ok = False
         row("scoped", "FAILED (see log)")
-    cu = get("cupy", 0)
-    if cu:
-        runs = cu["runs"]
-        wrong = sum(r["wrong"] for r in runs)
+    cn, cd = get("cupy:native"), get("cupy:ds")
+    if cn and cd:
+        wrong = sum(r["wrong"] for r in cn + cd)
         ok &= wrong == 0
-        row("cupy churn 2000 arrays, 2 streams: wrong sums", wrong)
+        row("cupy churn 2000 arrays, 2 streams: wrong sums (all runs)", wrong)
         row("cupy us/array native | ds",
-            " ".join("%.1f" % r["us_per_array"] for r in runs if r["form"] == "native"), "|",
-            " ".join("%.1f" % r["us_per_array"] for r in runs if r["form"] == "ds"))
-        row("cupy memory: cupy pool peak | ds held peak",
-            fmt_mib(runs[0]["held_peak"]), fmt_mib(runs[1]["held_peak"]))
+            " ".join("%.1f" % r["us_per_array"] for r in cn), "|",
+            " ".join("%.1f" % r["us_per_array"] for r in cd))
+        row("cupy memory: cupy pool peak | ds held peak | ds in-use peak",
+            fmt_mib(cn[0]["held_peak"]), fmt_mib(cd[0]["held_peak"]),
+            fmt_mib(cd[0]["in_use_peak"]))
+        row("cupy ds: in use after the scope | live blocks at the end",
+            fmt_mib(cd[0]["in_use_after"]), cd[0]["live_blocks_end"])
     else:
         ok = False
-        row("cupy", "FAILED (see log)")
+        row("cupy", "FAILED (see log): rc %s" % [r["rc"] for r in
+                                                 results.get("cupy:native", []) +
+                                                 results.get("cupy:ds", [])])
+    co = get("costs", 0)
+    if co:
+        row("CUDA call costs, us: " + ", ".join(
+            "%s %.1f" % (k, v) for k, v in co.items() if k.endswith("_us") or "_us_" in k))
+    tr = get("trace", 0)
+    if tr:
+        row("churn trace (PyTorch's allocator): events | wrong", tr["n_events"], tr["wrong"])
     mc = results.get("memcheck", [None])[0]
     if mc is not None:
         row("compute-sanitizer memcheck (rc, 0 = no error)", mc["rc"],

@@ -10,7 +10,8 @@
 # libffi and PCRE2, which the machine's Python may have already, in
 # lib-fallback/, searched last), the ds_alloc package (py/), the check and
 # run.sh, which runs it with the machine's python3 (the one with PyTorch and
-# CuPy; no PyGObject needed) and passes its arguments on:
+# CuPy; no PyGObject needed) and passes its arguments on (without a GPU,
+# PyTorch or CuPy it says so and exits 77):
 #
 #   OUTDIR/run.sh                       everything, logs in $OUT
 #   OUTDIR/run.sh --only cupy memcheck  some of it
@@ -46,7 +47,14 @@ B=$(cd "$(dirname "$0")" && pwd)
 export LD_LIBRARY_PATH="$B/lib:${LD_LIBRARY_PATH:-}:$B/lib-fallback"
 export PYTHONPATH="$B/py"
 export PYTHONUNBUFFERED=1
-nvidia-smi -L
+if ! nvidia-smi -L 2>/dev/null; then
+  echo "SKIP: no NVIDIA driver or GPU on this machine"
+  exit 77
+fi
+if ! python3 -c "import torch, cupy" 2>/dev/null; then
+  echo "SKIP: $(command -v python3) has no PyTorch or no CuPy"
+  exit 77
+fi
 python3 -c "import sys, torch, cupy; print(sys.version.split()[0], 'torch', torch.__version__, 'cupy', cupy.__version__)"
 exec python3 "$B/ds-alloc-gpu-check.py" --out "${OUT:-.}" "$@"
 EOF

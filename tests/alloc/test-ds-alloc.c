@@ -240,6 +240,8 @@ test_round_trip (void)
   g_autoptr(GError) error = NULL;
   gpointer a, b, c;
 
+  ds_alloc_reset_peak_bytes ();
+  g_assert_cmpuint (ds_alloc_get_peak_bytes (), ==, 0);
   a = ds_alloc_allocate (fake, 1000, 0, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (a);
@@ -255,6 +257,8 @@ test_round_trip (void)
   g_assert_nonnull (c);
   g_assert_true (b != c);
   g_assert_cmpuint (ds_alloc_get_n_blocks (), ==, 3);
+  /* The peak counts each with its size asked for (0 as 1). */
+  g_assert_cmpuint (ds_alloc_get_peak_bytes (), ==, 1002);
 
   g_assert_true (ds_alloc_deallocate (a, &error));
   g_assert_true (ds_alloc_deallocate (b, &error));
@@ -263,6 +267,9 @@ test_round_trip (void)
   g_assert_no_error (error);
   g_assert_cmpuint (ds_alloc_get_n_blocks (), ==, 0);
   g_assert_cmpuint (ds_alloc_get_bytes (), ==, 0);
+  g_assert_cmpuint (ds_alloc_get_peak_bytes (), ==, 1002);
+  ds_alloc_reset_peak_bytes ();
+  g_assert_cmpuint (ds_alloc_get_peak_bytes (), ==, 0);
   g_assert_cmpuint (FAKE_RESOURCE (fake)->n_allocs, ==, 3);
   assert_fake_clean (fake);
 }

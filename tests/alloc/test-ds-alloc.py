@@ -48,6 +48,8 @@ class TestPackage(unittest.TestCase):
         import ds_alloc
         self.assertIn("libds-alloc-1.0.so", ds_alloc.library_path())
         self.assertEqual(ds_alloc.live_blocks(), (0, 0))
+        ds_alloc.reset_peak_bytes()
+        self.assertEqual(ds_alloc.peak_bytes(), 0)
         self.assertEqual(ds_alloc.ALIGNMENT, 256)
 
 

@@ -13,8 +13,9 @@
 # curses (python3.11-minimal, libpython3.11-minimal, libpython3.11-stdlib),
 # PyGObject (python3-gi), NumPy without its tests (python3-numpy), the
 # GLib/GObject/Gio typelibs (gir1.2-glib-2.0); from BUILDDIR: libds, its
-# typelib and the override's extension module (_gi_ds); and every shared
-# library all of these load (ldd), the CUDA runtime included, except the C
+# typelib and the override's extension module (_gi_ds); the shared CUDA
+# runtime (libcudart.so.13), which the GPU tests load with ctypes to read
+# memory back; and every shared library all of these load (ldd), except the C
 # runtime (glibc, libstdc++, libgcc_s) and the NVIDIA driver, which the GPU
 # machine has. Then checks with ldd that nothing in the tree needs a
 # library from outside it but those, and says how big the tarball is.
@@ -78,8 +79,14 @@ keep () {  # the C runtime and the driver stay the GPU machine's own
 elves () {
   find "$root" -type f \( -name '*.so' -o -name '*.so.*' -o -path '*/bin/python3.11' \) -print
 }
-extra=(/usr/lib/x86_64-linux-gnu/libgirepository-1.0.so.1)
+# libds links the CUDA runtime statically; the GPU tests read memory back
+# through the shared one (ctypes), which nothing in the tree links.
+cudart=$(/sbin/ldconfig -p | awk '$1 == "libcudart.so.13" { print $NF; exit }')
+extra=(/usr/lib/x86_64-linux-gnu/libgirepository-1.0.so.1 ${cudart:+"$cudart"})
 for f in "${extra[@]}"; do cp -L "$f" "$root/lib/"; done
+if [[ -z $cudart ]]; then
+  echo "warning: no libcudart.so.13 here: the GPU tests will skip for want of it" >&2
+fi
 while :; do
   added=0
   while read -r elf; do

@@ -13,9 +13,9 @@ that needs libds-alloc loads it, or raises DsAllocError (code
 ``NOT_FOUND``)."""
 
 from ._lib import (DsAllocError, Pool, default_pool, allocate, deallocate, add_reader,
-                   live_blocks, using_pool, set_process_pool, trim_defaults, library_path,
-                   ALIGNMENT)
+                   live_blocks, peak_bytes, reset_peak_bytes, using_pool, set_process_pool,
+                   trim_defaults, library_path, ALIGNMENT)
 
 __all__ = ["DsAllocError", "Pool", "default_pool", "allocate", "deallocate", "add_reader",
-           "live_blocks", "using_pool", "set_process_pool", "trim_defaults", "library_path",
-           "ALIGNMENT"]
+           "live_blocks", "peak_bytes", "reset_peak_bytes", "using_pool", "set_process_pool",
+           "trim_defaults", "library_path", "ALIGNMENT"]

@@ -12,8 +12,8 @@ import ctypes
 import threading
 
 __all__ = ["DsAllocError", "Pool", "default_pool", "allocate", "deallocate",
-           "add_reader", "live_blocks", "using_pool", "set_process_pool", "trim_defaults",
-           "library_path"]
+           "add_reader", "live_blocks", "peak_bytes", "reset_peak_bytes", "using_pool",
+           "set_process_pool", "trim_defaults", "library_path"]
 
 SONAME = "libds-alloc-1.0.so.1"
 ALIGNMENT = 256
@@ -65,6 +65,8 @@ _PROTOTYPES = {
     "ds_alloc_set_resource": (ctypes.c_int, [ctypes.c_int, _P, _ERR]),
     "ds_alloc_get_n_blocks": (ctypes.c_uint, []),
     "ds_alloc_get_bytes": (ctypes.c_uint64, []),
+    "ds_alloc_get_peak_bytes": (ctypes.c_uint64, []),
+    "ds_alloc_reset_peak_bytes": (None, []),
     # libds
     "ds_error_quark": (ctypes.c_uint32, []),
     "ds_memory_resource_get_default": (_P, [ctypes.c_int, ctypes.c_int, _ERR]),
@@ -305,6 +307,18 @@ def live_blocks():
     """(blocks, bytes) handed out by libds-alloc and not given back yet."""
     lib = _load()
     return lib.ds_alloc_get_n_blocks(), lib.ds_alloc_get_bytes()
+
+
+def peak_bytes():
+    """The peak of the bytes handed out by libds-alloc and not given back
+    (what a framework had in use from ds), since the process started or
+    the last reset_peak_bytes()."""
+    return _load().ds_alloc_get_peak_bytes()
+
+
+def reset_peak_bytes():
+    """Starts peak_bytes() again from the bytes in use now."""
+    _load().ds_alloc_reset_peak_bytes()
 
 
 @contextlib.contextmanager

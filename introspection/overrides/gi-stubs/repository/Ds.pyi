@@ -103,7 +103,7 @@ class Block(GObject.GBoxed):
         """The size in bytes."""
         ...
     def is_valid(self) -> bool:
-        """`TRUE` until the scratchpad is released."""
+        """`TRUE` until the scratchpad is released. An export (`Ds.Block.export`) keeps its memory past a release, so it stays valid while it lives."""
         ...
     def __repr__(self) -> str: ...
     def get_address(self) -> int:
@@ -495,6 +495,8 @@ class RecorderEvent(GObject.GEnum):
     RELEASE: RecorderEvent
     MARK: RecorderEvent
     LOST: RecorderEvent
+    EXPORT_HOLD: RecorderEvent
+    EXPORT_RETURN: RecorderEvent
 
 
 class RecorderSample(GObject.GBoxed):

@@ -454,7 +454,12 @@ class BlockView(_gi_ds.View):
                  offset: int = 0, *, what: str = 'a Ds.BlockView', where: str | None = None) -> None:
         # Raises GLib.Error (Ds.Error.INVALID_ARGUMENT) for a block whose
         # scratchpad was released.
-        export = _Export(block, what, where or _where())
+        self._init(block, block, dtype, shape, offset, what, where)
+
+    def _init(self, source, block, dtype, shape, offset, what, where):
+        # @source: @block, or the export of another view of it, which
+        # keeps its memory past a release.
+        export = _Export(source, what, where or _where())
         typestr, itemsize, kind = _parse_dtype(dtype)
         size = export.size
         offset = _count(offset, 'offset')
@@ -492,8 +497,10 @@ class BlockView(_gi_ds.View):
 
     def _again(self, what, where):
         """Another view of the same memory with an export of its own."""
-        return BlockView(self._block, self.typestr, self.shape, self._offset,
-                         what=what, where=where)
+        view = BlockView.__new__(BlockView)
+        view._init(self._export, self._block, self.typestr, self.shape, self._offset,
+                   what, where)
+        return view
 
     def _stream(self) -> int | None:
         """The CUDA stream the scratchpad works in, as CAI/DLPack want it."""

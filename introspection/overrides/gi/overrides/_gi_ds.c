@@ -194,7 +194,11 @@ Export_tp_new (PyTypeObject  *type,
 
   if (!PyArg_ParseTupleAndKeywords (args, kwargs, "O|OO:Export", names, &block, &what, &where))
     return NULL;
-  if ((pointer = block_pointer (block)) == NULL)
+  /* Another export: one more export of the memory it keeps, past a
+   * release too. */
+  if (PyObject_TypeCheck (block, &Export_Type))
+    pointer = ((Export *) block)->block;
+  else if ((pointer = block_pointer (block)) == NULL)
     return NULL;
   if ((self = export_new (pointer)) == NULL)
     return NULL;
@@ -310,7 +314,8 @@ static PyMemberDef Export_members[] = {
 static PyTypeObject Export_Type = {
   PyVarObject_HEAD_INIT (NULL, 0)
   .tp_name = "gi.overrides._gi_ds.Export",
-  .tp_doc = PyDoc_STR ("Export(block, what=None, where=None): an export of a Ds.Block.\n\n"
+  .tp_doc = PyDoc_STR ("Export(block, what=None, where=None): an export of a Ds.Block\n"
+                       "(or of the memory another Export keeps).\n\n"
                        "While it lives, the block's scratchpad is not released and not\n"
                        "finalized (see Ds.Block.export in the C API)."),
   .tp_basicsize = sizeof (Export),
