@@ -9,7 +9,7 @@
  * request goes at the cursor of the newest block, aligned up to its
  * alignment (0 means 16), and takes its size rounded up to 16 (or the
  * rest of the block): _ds_bump (), no lock, no CUDA call. When it does not fit, ds_arena_grow () takes a new block from the
- * upstream (ds-growth-private.h says how large) and places the request in
+ * upstream (DsGrowth, below, says how large) and places the request in
  * it by the same rule; the old block's tail is abandoned. Blocks are taken
  * aligned to DS_ARENA_BLOCK_ALIGNMENT and the cursor is kept a multiple of
  * 16 wherever there is room, so a request aligned to at most 16 starts at
@@ -22,26 +22,88 @@
  *
  * The arena knows its upstream through DsUpstream (the DsMemoryResource
  * interface) and release batches only.
+ *
+ * DsGrowth: how large an arena's blocks are.
+ *
+ * The block-sizing policy of the arenas, in one place. The
+ * first block of a kind has the initial size; each next one doubles, up
+ * to the ceiling (max_block_size, or the initial size if that is larger);
+ * a request larger than the next block gets the smallest doubled size
+ * that fits, or a block of its own size above the ceiling.
+ *
+ * A reused arena learns: after a release, its first block is the initial
+ * size doubled (up to the ceiling) until it covers what recent units of
+ * work took (a fading maximum plus an eighth for padding, but at most
+ * twice the running average). So a scratchpad released after each unit
+ * takes one block per kind per unit in its steady state. An arena on a
+ * default resource shares what it learns with the other arenas of its
+ * thread on that resource (a per-thread memo per kind): a scratchpad made
+ * for one unit of work (one per GStreamer buffer, say) then takes one
+ * block per kind from its first unit too.
  */
 
 #pragma once
 
 #include "ds-bump.h"
 #include "ds-fence-batch-private.h"
-#include "ds-growth-private.h"
 #include "ds-memory-resource-private.h"
 
 G_BEGIN_DECLS
+
+typedef struct
+{
+  gsize         initial_size;
+  gsize         max_block_size;
+  gsize         next_size;      /* the next block, before a request's own needs */
+  gsize         demand_max;     /* what recent units took: a fading maximum */
+  gsize         demand_avg;     /*   and a running average */
+  gconstpointer memo_key;       /* the default resource whose thread memo it shares */
+  guint         memo_slot;
+} DsGrowth;
+
+void  ds_growth_init           (DsGrowth      *self,
+                                gsize          initial_size,
+                                gsize          max_block_size);
+
+/* Shares what @self learns with this thread's other arenas that draw from
+ * @key in the memo @slot (< 4: the memory kind); an arena that never
+ * released starts from what they learned. Only for a resource that
+ * outlives every scratchpad (the defaults): a new resource at a dead
+ * one's address would inherit its demand. */
+void  ds_growth_share          (DsGrowth      *self,
+                                gconstpointer  key,
+                                guint          slot);
+
+/* The size of the block for a request of @size bytes that needs @padding
+ * bytes before it in a new block; 0 if it cannot be represented. @first:
+ * the unit's first block (an arena that never released then starts from
+ * its thread's memo). */
+gsize ds_growth_block_for      (DsGrowth      *self,
+                                gsize          size,
+                                gsize          padding,
+                                gboolean       first);
+
+/* A block of @block_size bytes was taken: the next one doubles. */
+void  ds_growth_took           (DsGrowth      *self,
+                                gsize          block_size);
+
+/* A unit of work took @taken bytes of its blocks and released them: the
+ * next unit's first block covers what recent units took. */
+void  ds_growth_learn          (DsGrowth      *self,
+                                guint64        taken);
+
+/* The next unit starts from its first block again, without learning
+ * (its blocks were abandoned). */
+void  ds_growth_restart        (DsGrowth      *self);
+
+/* The size of a unit's first block, as learned so far. */
+gsize ds_growth_first_block    (const DsGrowth *self);
 
 /* Blocks are taken from upstream with this alignment, so any request
  * aligned to at most this much needs no padding at the start of a block. */
 #define DS_ARENA_BLOCK_ALIGNMENT ((gsize) 256)
 /* What an alignment of 0 means, and the granule of the cursor. */
 #define DS_ARENA_MIN_ALIGNMENT   _DS_BUMP_MIN_ALIGNMENT
-
-/* [cur, end) of the newest block (ds-bump.h). Its layout is part of
- * DsScratchpad's ABI: see ds-scratchpad-private.h. */
-typedef _DsBumpWindow DsArenaWindow;
 
 typedef struct
 {
@@ -51,7 +113,8 @@ typedef struct
 
 typedef struct
 {
-  DsArenaWindow *window;       /* where the bump goes (its owner keeps it) */
+  DsBumpWindow *window;        /* [cur, end) of the newest block (its owner
+                                * keeps it: ds-bump.h) */
   DsUpstream    upstream;      /* bound at the kind's first block */
   guint64       reserved;      /* bytes held from upstream */
   /* Bytes the allocations took of the blocks before the newest, since
@@ -69,7 +132,7 @@ typedef struct
  * @initial_size bytes and blocks that stop doubling at @max_block_size.
  * Both lie in zero-filled memory (a new instance's). */
 void     ds_arena_init          (DsArena           *arena,
-                                 DsArenaWindow     *window,
+                                 DsBumpWindow      *window,
                                  gsize              initial_size,
                                  gsize              max_block_size);
 /* Frees what @arena holds of the heap; it must hold no block. */
@@ -120,14 +183,7 @@ gpointer ds_arena_grow          (DsArena             *arena,
 /* What the allocations since the last release took of the blocks: each
  * its size rounded up to 16 and the padding before it, not the tail of a
  * block given up for a new one; 0 exactly when nothing was allocated. */
-static inline guint64
-ds_arena_get_taken (const DsArena *arena)
-{
-  if (arena->n_blocks == 0)
-    return 0;
-
-  return arena->taken + (arena->window->_cur - (guintptr) arena->blocks[arena->n_blocks - 1].ptr);
-}
+guint64  ds_arena_get_taken     (const DsArena       *arena);
 
 /* Gives every block back in @order (NULL: host order), newest first,
  * through @batch, and empties the arena. With @keep, the newest block

@@ -6,7 +6,8 @@
  * The one place where where an allocation goes in a block is written. The
  * library's arenas use it, and so do the inline ds_scratchpad_alloc () and
  * ds_scratchpad_iface_alloc () of C callers, which is why it is installed.
- * Nothing here is API: the names start with an underscore.
+ * DsBumpWindow is API (its layout is ABI); the names that start with an
+ * underscore are not, and may change with the soversion.
  */
 
 #pragma once
@@ -29,19 +30,29 @@ G_BEGIN_DECLS
 # define _DS_ALLOC_EXPORTED 1
 #endif
 
+/**
+ * DsBumpWindow:
+ * @cur: where the next allocation goes, before it is aligned
+ * @end: the end of the block
+ *
+ * The free part, from @cur to @end, of the block that a
+ * [class@Ds.Scratchpad] allocates one memory kind in; both 0 while the kind
+ * holds no block. @cur is a multiple of 16 wherever there is room after
+ * it, so that a request aligned to at most 16 starts at @cur itself.
+ *
+ * Public for the inline ds_scratchpad_alloc () of C callers, which moves
+ * @cur (see [struct@Ds.ScratchpadHead]); nothing else may write it.
+ */
+typedef struct
+{
+  guintptr cur;
+  guintptr end;
+} DsBumpWindow;
+
 #ifndef __GI_SCANNER__
 
 /* What an alignment of 0 means, and the granule of the cursor. */
 #define _DS_BUMP_MIN_ALIGNMENT ((gsize) 16)
-
-/* [_cur, _end) of an arena's current block; {0, 0} when it has none. The
- * cursor is a multiple of 16 wherever there is room after it, so that a
- * request aligned to at most 16 starts at the cursor itself. */
-typedef struct
-{
-  guintptr _cur;
-  guintptr _end;
-} _DsBumpWindow;
 
 /* The rule: where @size bytes aligned to @alignment (a power of two; 0
  * means 16) go in the block whose free part is [@cur, @end): at the
@@ -88,28 +99,29 @@ _ds_bump_place (guintptr  cur,
 /* The rule applied to the window @w: the place, with the cursor moved
  * past it, or NULL. */
 static inline gpointer
-_ds_bump (_DsBumpWindow *w,
-          gsize          size,
-          gsize          alignment)
+_ds_bump (DsBumpWindow *w,
+          gsize         size,
+          gsize         alignment)
 {
   guintptr p, next;
 
-  if (G_UNLIKELY (!_ds_bump_place (w->_cur, w->_end, size, alignment, &p, &next)))
+  if (G_UNLIKELY (!_ds_bump_place (w->cur, w->end, size, alignment, &p, &next)))
     return NULL;
 
-  w->_cur = next;
+  w->cur = next;
   return (gpointer) p;
 }
 
-/* The window of @kind among @windows, kind masked so that any value picks
- * one (a bad kind is refused by the library, whose slow path it takes).
+/* The window of @kind among the four consecutive windows from @windows,
+ * kind masked so that any value picks one (a bad kind is refused by the
+ * library, whose slow path it takes).
  * Pointer arithmetic, not &windows[kind]: GCC takes a store to one field
  * of an array element with a variable index for a store to any field of
  * it, and would reload the cursor from memory at every allocation of a
  * loop. */
 #define _DS_BUMP_WINDOW(windows, kind) \
-  ((_DsBumpWindow *) (void *) ((guint8 *) (windows) + \
-                               ((guint) (kind) & 3u) * sizeof (_DsBumpWindow)))
+  ((DsBumpWindow *) (void *) ((guint8 *) (windows) + \
+                              ((guint) (kind) & 3u) * sizeof (DsBumpWindow)))
 
 #endif /* __GI_SCANNER__ */
 

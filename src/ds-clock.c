@@ -13,7 +13,7 @@ static gint64 (*clock_func) (void) = g_get_monotonic_time;
 gint64
 ds_clock_now (void)
 {
-  gint64 (*func) (void) = __atomic_load_n (&clock_func, __ATOMIC_RELAXED);
+  gint64 (*func) (void) = g_atomic_pointer_get (&clock_func);
 
   return func ();
 }
@@ -21,5 +21,5 @@ ds_clock_now (void)
 void
 ds_clock_set_for_testing (gint64 (*func) (void))
 {
-  __atomic_store_n (&clock_func, func != NULL ? func : g_get_monotonic_time, __ATOMIC_RELAXED);
+  g_atomic_pointer_set (&clock_func, func != NULL ? func : g_get_monotonic_time);
 }

@@ -31,11 +31,41 @@ typedef int (*DsCuEventRecord) (gpointer event, gpointer stream);
 /* Stream descriptions remembered per thread (see ds_cuda_stream_describe). */
 #define N_CACHED_STREAMS   8
 
-/* Driver calls made by this thread: the runtime's are counted by the
- * tests' interposer, these cannot be (they are reached through entry
- * points), so ds counts them itself. */
-static __thread guint64 n_driver_calls;
-#define DRIVER(call) (n_driver_calls++, (call))
+/* What ds keeps per thread here, in a GPrivate (a call to reach, next to
+ * a CUDA call that costs a hundred times more). */
+typedef struct
+{
+  /* Driver calls made by this thread: the runtime's are counted by the
+   * tests' interposer, these cannot be (they are reached through entry
+   * points), so ds counts them itself. */
+  guint64 n_driver_calls;
+  /* Stream descriptions remembered (see ds_cuda_stream_describe ()). */
+  struct
+  {
+    guint64  id;
+    gint     device;
+    gpointer context;
+  } seen[N_CACHED_STREAMS];
+  guint next;
+} ThreadCache;
+
+static GPrivate thread_cache_key = G_PRIVATE_INIT (g_free);
+
+static ThreadCache *
+thread_cache (void)
+{
+  ThreadCache *cache = g_private_get (&thread_cache_key);
+
+  if (G_UNLIKELY (cache == NULL))
+    {
+      cache = g_new0 (ThreadCache, 1);
+      g_private_set (&thread_cache_key, cache);
+    }
+
+  return cache;
+}
+
+#define DRIVER(call) (thread_cache ()->n_driver_calls++, (call))
 
 static struct
 {
@@ -225,7 +255,7 @@ ds_cuda_is_unloading (void)
 guint64
 ds_cuda_get_n_driver_calls (void)
 {
-  return n_driver_calls;
+  return thread_cache ()->n_driver_calls;
 }
 
 void
@@ -314,13 +344,7 @@ ds_cuda_stream_describe (gpointer  stream,
       /* The identity first: it is never reused, so what else a stream is
        * (device, context) can be remembered by it. One driver call for a
        * stream seen before on this thread. */
-      static __thread struct
-      {
-        guint64  id;
-        gint     device;
-        gpointer context;
-      } seen[N_CACHED_STREAMS];
-      static __thread guint next;
+      ThreadCache *cache = thread_cache ();
       unsigned long long stream_id = 0;
       int d = device_hint;
       cudaError_t status = cudaSuccess;
@@ -340,10 +364,11 @@ ds_cuda_stream_describe (gpointer  stream,
       *id = stream_id;
 
       for (guint i = 0; stream_id != 0 && i < N_CACHED_STREAMS; i++)
-        if (seen[i].id == stream_id && (device_hint < 0 || device_hint == seen[i].device))
+        if (cache->seen[i].id == stream_id &&
+            (device_hint < 0 || device_hint == cache->seen[i].device))
           {
-            *device = seen[i].device;
-            *context = seen[i].context;
+            *device = cache->seen[i].device;
+            *context = cache->seen[i].context;
             return TRUE;
           }
 
@@ -358,10 +383,10 @@ ds_cuda_stream_describe (gpointer  stream,
 
       if (stream_id != 0)
         {
-          seen[next].id = stream_id;
-          seen[next].device = d;
-          seen[next].context = *context;
-          next = (next + 1) % N_CACHED_STREAMS;
+          cache->seen[cache->next].id = stream_id;
+          cache->seen[cache->next].device = d;
+          cache->seen[cache->next].context = *context;
+          cache->next = (cache->next + 1) % N_CACHED_STREAMS;
         }
     }
   else

@@ -456,7 +456,9 @@ typedef struct
  * CUDA runtime, whose thread-local block (4 KiB, page-aligned) is more
  * than the static TLS that glibc keeps for dlopen()ed libraries, and
  * PyGObject, gjs and GStreamer's plugin loader dlopen() libds. One
- * initial-exec variable would make the whole block static. */
+ * initial-exec variable would make the whole block static. __thread, not
+ * a GPrivate: read for every kind a new scratchpad sets up (see
+ * thread_slot () in ds-pool-resource.c). */
 static __thread DefaultCacheEntry default_cache[DS_N_MEMORY_KINDS];
 
 const DsUpstream *

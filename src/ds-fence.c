@@ -38,7 +38,7 @@ static guint check_every = CHECK_EVERY;
 void
 ds_fence_set_check_every_for_testing (guint releases)
 {
-  __atomic_store_n (&check_every, releases != 0 ? releases : CHECK_EVERY, __ATOMIC_RELAXED);
+  g_atomic_int_set (&check_every, releases != 0 ? releases : CHECK_EVERY);
 }
 
 static inline Fence *
@@ -527,7 +527,7 @@ wants_check (DsStreamState *ss,
              guint64        seq,
              gboolean       forced)
 {
-  guint every = __atomic_load_n (&check_every, __ATOMIC_RELAXED);
+  guint every = (guint) g_atomic_int_get (&check_every);
 
   if (seq == 1)
     return TRUE;

@@ -53,6 +53,44 @@ G_BEGIN_DECLS
 DS_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (DsScratchpad, ds_scratchpad, DS, SCRATCHPAD, GObject)
 
+/**
+ * DsScratchpadHead:
+ * @parent_instance: the instance's #GObject
+ * @host: the bump window of %DS_MEMORY_KIND_HOST memory
+ * @pinned: the bump window of %DS_MEMORY_KIND_PINNED memory
+ * @device: the bump window of %DS_MEMORY_KIND_DEVICE memory
+ * @managed: the bump window of %DS_MEMORY_KIND_MANAGED memory
+ *
+ * The head of every [class@Ds.Scratchpad] instance, public as
+ * `GstMiniObject` is, for speed: C callers allocate with an inline bump in
+ * the window of the kind (ds_scratchpad_alloc () is a static inline
+ * function unless `DS_DISABLE_INLINE_ALLOC` is defined), with no call
+ * while the request fits the block. The rest of the instance is private.
+ *
+ * Its layout is ABI: the library checks it at build time. The windows
+ * follow each other in the order of #DsMemoryKind, and are the
+ * scratchpad's own, so what the inline bump takes, the library sees. Only
+ * the library and the inline allocation write them; bindings allocate
+ * with [method@Ds.Scratchpad.alloc] and read what a scratchpad holds with
+ * [method@Ds.Scratchpad.get_allocated] and the like.
+ */
+typedef struct
+{
+  GObject      parent_instance;
+  DsBumpWindow host;
+  DsBumpWindow pinned;
+  DsBumpWindow device;
+  DsBumpWindow managed;
+} DsScratchpadHead;
+
+/**
+ * DS_SCRATCHPAD_HEAD:
+ * @self: a #DsScratchpad
+ *
+ * The [struct@Ds.ScratchpadHead] of @self, unchecked.
+ */
+#define DS_SCRATCHPAD_HEAD(self) ((DsScratchpadHead *) (void *) (self))
+
 DS_AVAILABLE_IN_ALL
 DsScratchpad        *ds_scratchpad_new               (const DsAccessOrder  *device_order) G_GNUC_WARN_UNUSED_RESULT;
 DS_AVAILABLE_IN_ALL
@@ -84,18 +122,7 @@ gpointer             ds_scratchpad_alloc             (DsScratchpad         *self
  * (ds_scratchpad_alloc_array () of one element, the interface's vfunc).
  * The library exports both names as functions too, for bindings and for
  * programs built with DS_DISABLE_INLINE_ALLOC. Names with an underscore
- * are not API and may change with the soversion.
- *
- * _DsScratchpadHead: the head of every DsScratchpad instance, its GObject
- * and then a bump window per kind. Its layout is ABI (the library checks
- * it at build time); the windows are the arenas' own, so what the inline
- * bump takes, the library sees. */
-typedef struct
-{
-  GObject       _parent_instance;
-  _DsBumpWindow _windows[DS_N_MEMORY_KINDS];
-} _DsScratchpadHead;
-
+ * are not API and may change with the soversion. */
 static inline gpointer
 ds_scratchpad_alloc (DsScratchpad  *self,
                      DsMemoryKind   kind,
@@ -108,18 +135,18 @@ ds_scratchpad_alloc (DsScratchpad  *self,
    * end, on the slow path too (which reads it back after the call): so a
    * loop of allocations keeps the cursor in a register from one to the
    * next. */
-  static _DsScratchpadHead blank;
-  _DsScratchpadHead *head = self != NULL ? (_DsScratchpadHead *) (void *) self : &blank;
-  _DsBumpWindow *w = _DS_BUMP_WINDOW (head->_windows, kind);
-  guintptr next = w->_cur, p;
+  static DsScratchpadHead blank;
+  DsScratchpadHead *head = self != NULL ? DS_SCRATCHPAD_HEAD (self) : &blank;
+  DsBumpWindow *w = _DS_BUMP_WINDOW (&head->host, kind);
+  guintptr next = w->cur, p;
 
   if (G_UNLIKELY (!((guint) kind < DS_N_MEMORY_KINDS && (error == NULL || *error == NULL) &&
-                    _ds_bump_place (next, w->_end, size, alignment, &p, &next))))
+                    _ds_bump_place (next, w->end, size, alignment, &p, &next))))
     {
       p = (guintptr) ds_scratchpad_alloc_array (self, kind, size, 1, alignment, error);
-      next = w->_cur;
+      next = w->cur;
     }
-  w->_cur = next;
+  w->cur = next;
 
   return (gpointer) p;
 }

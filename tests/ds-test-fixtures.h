@@ -140,7 +140,7 @@ typedef struct
   DsTestResource     *sync;
   DsTestResource     *async;
   DsArena             arena;
-  DsArenaWindow       window;     /* the arena's bump window */
+  DsBumpWindow       window;     /* the arena's bump window */
 } DsTestArenaFixture;
 
 void      ds_test_arena_fixture_setup         (DsTestArenaFixture *f,

@@ -378,7 +378,7 @@ test_failure (Fixture       *f,
   DsMemoryResource *up = DS_MEMORY_RESOURCE (f->sync);
   g_autoptr(GError) error = NULL;
   DsArena before;
-  DsArenaWindow window_before;
+  DsBumpWindow window_before;
   guint64 taken_before;
   gpointer p, q;
 
@@ -415,8 +415,8 @@ test_failure (Fixture       *f,
   g_assert_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
 
-  g_assert_true (f->window._cur == window_before._cur);
-  g_assert_true (f->window._end == window_before._end);
+  g_assert_true (f->window.cur == window_before.cur);
+  g_assert_true (f->window.end == window_before.end);
   g_assert_cmpuint (f->arena.n_blocks, ==, before.n_blocks);
   g_assert_cmpuint (f->arena.reserved, ==, before.reserved);
   g_assert_cmpuint (ds_arena_get_taken (&f->arena), ==, taken_before);

@@ -491,6 +491,25 @@ class TestDocumentation(DsTestCase):
         self.assertEqual(missing, [], 'not in %s: regenerate it with gen-stub.py' % STUB)
 
 
+class TestScratchpadHead(DsTestCase):
+    """The head that C callers bump in (Ds.ScratchpadHead, Ds.BumpWindow) is
+    a plain record to Python: one made in Python is its own memory, and its
+    GObject field is refused rather than read or written."""
+
+    def test_a_head_made_in_python_is_harmless(self):
+        w = Ds.BumpWindow()
+        w.cur, w.end = 32, 64
+        h = Ds.ScratchpadHead()
+        h.host = w
+        self.assertEqual((h.host.cur, h.host.end), (32, 64))
+        self.assertEqual((h.managed.cur, h.managed.end), (0, 0))
+        with self.assertRaises(RuntimeError):
+            h.parent_instance
+        with self.assertRaises(RuntimeError):
+            h.parent_instance = GObject.Object()
+        with self.assertRaises(OverflowError):
+            h.device.cur = -1
+
 
 class TestVersionCheck(DsTestCase):
     def test_a_mismatch_names_the_three_files(self):

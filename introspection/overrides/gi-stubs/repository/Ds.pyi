@@ -100,7 +100,7 @@ class Block(GObject.GBoxed):
         """The size in bytes."""
         ...
     def is_valid(self) -> bool:
-        """`TRUE` until the scratchpad is released."""
+        """`TRUE` until the scratchpad is released. An export (`Ds.Block.export`) keeps its memory past a release, so it stays valid while it lives."""
         ...
     def __repr__(self) -> str: ...
     def get_address(self) -> int:
@@ -165,6 +165,12 @@ class Block(GObject.GBoxed):
     def __dlpack_device__(self) -> tuple[int, int]:
         """(DLPack device type, device id) of the block's memory: (1, 0) for host and pinned memory, (2, device) for device and managed memory."""
         ...
+
+
+class BumpWindow():
+    """The free part, from cur to end, of the block that a `Ds.Scratchpad` allocates one memory kind in; both 0 while the kind holds no block. cur is a multiple of 16 wherever there is room after it, so that a request aligned to at most 16 starts at cur itself."""
+    cur: int
+    end: int
 
 
 class DeviceMemoryResource(GObject.Object, MemoryResource):
@@ -503,6 +509,15 @@ class Scratchpad(GObject.Object, ScratchpadIface):
 
 class ScratchpadClass:
     ...
+
+
+class ScratchpadHead():
+    """The head of every `Ds.Scratchpad` instance, public as `GstMiniObject` is, for speed: C callers allocate with an inline bump in the window of the kind (ds_scratchpad_alloc () is a static inline function unless `DS_DISABLE_INLINE_ALLOC` is defined), with no call while the request fits the block. The rest of the instance is private."""
+    parent_instance: GObject.Object
+    host: BumpWindow
+    pinned: BumpWindow
+    device: BumpWindow
+    managed: BumpWindow
 
 
 class ScratchpadIface(GObject.GInterface):

@@ -32,7 +32,7 @@ typedef struct
   guint64          n_cached;                       /* atomic reads */
   guint64          bytes_cached;
   gint64           demand;                         /* may go below 0 (atomic reads) */
-  gint64           demand_mark;                    /* see ds-pool-growth.c */
+  gint64           demand_mark;                    /* see ds-pool-resource.c */
   guint64          pending;                        /* of the demand: cached blocks' (atomic reads) */
   guint64          hits;
   guint64          misses;
@@ -49,10 +49,10 @@ typedef struct
  * back with a release store, both inlined; a waiter spins a little, then
  * yields (ds_pool_shard_lock_wait ()). A shard is nearly always locked by
  * its own thread, for a few dozen instructions, twice per block taken and
- * given back. A GMutex here (a call to lock, a call and an exchange to
- * unlock) made a host pool round trip 43 -> 50 ns (bench-host, default
- * host pool, same run, development machine), a reused host lifecycle
- * 59 -> 72 ns. */
+ * given back. GLib's locks cost a call each way here: in the same
+ * bench-host run (development machine, pinned to one core, alternating
+ * builds), g_bit_lock () made a host pool round trip 43 -> 52 ns and a
+ * reused host lifecycle 60 -> 67 ns; a GMutex 43 -> 50 ns and 59 -> 72 ns. */
 
 /* The lock was held: out of line, so that the lock itself stays an
  * exchange and a branch. */
@@ -61,8 +61,7 @@ ds_pool_shard_lock_wait (DsPoolShard *shard)
 {
   for (guint spins = 0;; spins++)
     {
-      if (!__atomic_load_n (&shard->lock, __ATOMIC_RELAXED) &&
-          !__atomic_exchange_n (&shard->lock, 1, __ATOMIC_ACQUIRE))
+      if (!g_atomic_int_get (&shard->lock) && !g_atomic_int_exchange (&shard->lock, 1))
         return;
 
       /* The holder is most likely running: wait a little on the cache
@@ -84,10 +83,12 @@ ds_pool_shard_lock_wait (DsPoolShard *shard)
 static inline void
 ds_pool_shard_lock (DsPoolShard *shard)
 {
-  if (G_UNLIKELY (__atomic_exchange_n (&shard->lock, 1, __ATOMIC_ACQUIRE)))
+  if (G_UNLIKELY (g_atomic_int_exchange (&shard->lock, 1)))
     ds_pool_shard_lock_wait (shard);
 }
 
+/* A release store: g_atomic_int_set () would be a full barrier (an
+ * exchange on x86) on every unlock. */
 static inline void
 ds_pool_shard_unlock (DsPoolShard *shard)
 {

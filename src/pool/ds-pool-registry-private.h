@@ -92,41 +92,42 @@ ds_pool_registry_try_lookup (DsPoolRegistry  *self,
                              gsize           *size,
                              gsize           *alignment)
 {
-  guint seq = __atomic_load_n (&self->seq, __ATOMIC_ACQUIRE);
+  guint seq = (guint) g_atomic_int_get (&self->seq);
   DsPoolRegistryTable *t;
   DsPoolBlock *found = NULL;
 
   if (G_UNLIKELY (seq & 1))
     return FALSE;
 
-  t = __atomic_load_n (&self->table, __ATOMIC_ACQUIRE);
+  t = g_atomic_pointer_get (&self->table);
   if (G_LIKELY (t != NULL))
     {
       guint mask = t->mask, i = ds_pool_registry_slot (t, ptr);
 
       for (guint n = 0; n <= mask; n++, i = (i + 1) & mask)
         {
-          DsPoolBlock *c = __atomic_load_n (&t->slots[i], __ATOMIC_ACQUIRE);
+          DsPoolBlock *c = g_atomic_pointer_get (&t->slots[i]);
 
           if (c == NULL)
             break;
-          if (G_LIKELY (__atomic_load_n (&c->ptr, __ATOMIC_ACQUIRE) == ptr))
+          if (G_LIKELY (g_atomic_pointer_get (&c->ptr) == ptr))
             {
               found = c;
               *state = __atomic_load_n (&c->state, __ATOMIC_ACQUIRE);
-              *size = __atomic_load_n (&c->size, __ATOMIC_ACQUIRE);
-              *alignment = __atomic_load_n (&c->alignment, __ATOMIC_ACQUIRE);
+              *size = g_atomic_pointer_get (&c->size);
+              *alignment = g_atomic_pointer_get (&c->alignment);
               break;
             }
         }
     }
 
-  /* Every read above is an acquire load, so the check of the sequence
-   * number below cannot be made before them: the seqlock's read side
-   * without a fence (ThreadSanitizer does not support fences; on x86 an
-   * acquire load is a plain load). */
+  /* Every read above is at least an acquire load (GLib's atomic loads,
+   * and the state's 64 bits, which g_atomic_* do not cover), so the check
+   * of the sequence number below cannot be made before them: the
+   * seqlock's read side without a fence (ThreadSanitizer does not support
+   * fences; on x86 and arm64 such a load is a plain or acquire load). */
   *b = found;
-  return __atomic_load_n (&self->seq, __ATOMIC_RELAXED) == seq;
+  return (guint) g_atomic_int_get (&self->seq) == seq;
 }
 
 /* The fast path of ds_pool_registry_find (): the record of @ptr if it is

@@ -51,20 +51,21 @@ ds_pool_registry_free (DsPoolRegistry *self)
 /* Changes: under the lock, between begin_change () and end_change (). */
 
 /* The sequence number goes odd before any store of the change becomes
- * visible: every store to a table slot during a change is a release store
- * (ordered after this one), and a lookup reads slots with acquire loads,
+ * visible: every store to a table slot during a change is an atomic store
+ * of GLib's (sequentially consistent, so at least a release store ordered
+ * after this one), and a lookup reads slots with GLib's atomic loads,
  * so one that reads a changed slot also sees the odd number when it looks
  * again (no fence: ThreadSanitizer does not support them). */
 static inline void
 begin_change (DsPoolRegistry *self)
 {
-  __atomic_store_n (&self->seq, self->seq + 1, __ATOMIC_RELAXED);
+  g_atomic_int_set (&self->seq, self->seq + 1);
 }
 
 static inline void
 end_change (DsPoolRegistry *self)
 {
-  __atomic_store_n (&self->seq, self->seq + 1, __ATOMIC_RELEASE);
+  g_atomic_int_set (&self->seq, self->seq + 1);
 }
 
 static void
@@ -75,7 +76,7 @@ insert_slot (Table       *t,
 
   for (i = ds_pool_registry_slot (t, b->ptr); t->slots[i] != NULL; i = (i + 1) & t->mask)
     ;
-  __atomic_store_n (&t->slots[i], b, __ATOMIC_RELEASE);
+  g_atomic_pointer_set (&t->slots[i], b);
 }
 
 /* Keeps the table at most half full: a new one, twice as large, when it
@@ -97,7 +98,7 @@ reserve_locked (DsPoolRegistry *self)
   for (guint k = 0; old != NULL && k <= old->mask; k++)
     if (old->slots[k] != NULL)
       insert_slot (t, old->slots[k]);
-  __atomic_store_n (&self->table, t, __ATOMIC_RELEASE);
+  g_atomic_pointer_set (&self->table, t);
 }
 
 /* The slot of @ptr in the current table, or -1. Under the lock. */
@@ -151,11 +152,11 @@ ds_pool_registry_add (DsPoolRegistry      *self,
   b->cls = request->cls;
   /* A lookup still looking at this record under its old address sees
    * either that address or this one, and the state tells them apart. */
-  __atomic_store_n (&b->ptr, ptr, __ATOMIC_RELEASE);
-  __atomic_store_n (&b->size, request->size, __ATOMIC_RELEASE);
-  __atomic_store_n (&b->alignment, request->alignment, __ATOMIC_RELEASE);
+  g_atomic_pointer_set (&b->ptr, ptr);
+  g_atomic_pointer_set (&b->size, request->size);
+  g_atomic_pointer_set (&b->alignment, request->alignment);
   __atomic_store_n (&b->state, (b->state | DS_POOL_BLOCK_OUT) + 2, __ATOMIC_RELEASE);
-  __atomic_store_n (&b->home, request->home, __ATOMIC_RELEASE);
+  g_atomic_int_set (&b->home, request->home);
 
   begin_change (self);
   old = find_locked (self, ptr);
@@ -167,7 +168,7 @@ ds_pool_registry_add (DsPoolRegistry      *self,
        * upstream is broken; the new record wins. */
       g_critical ("%p came from upstream while the pool still holds it: the "
                   "upstream resource handed it out twice", ptr);
-      __atomic_store_n (&self->table->slots[old], b, __ATOMIC_RELEASE);
+      g_atomic_pointer_set (&self->table->slots[old], b);
       __atomic_store_n (&stale->state, ((stale->state >> 1) + 1) << 1, __ATOMIC_RELEASE);
     }
   else
@@ -210,10 +211,10 @@ ds_pool_registry_remove (DsPoolRegistry *self,
           k = ds_pool_registry_slot (t, t->slots[j]->ptr);
           if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
             continue;
-          __atomic_store_n (&t->slots[i], t->slots[j], __ATOMIC_RELEASE);
+          g_atomic_pointer_set (&t->slots[i], t->slots[j]);
           i = j;
         }
-      __atomic_store_n (&t->slots[i], NULL, __ATOMIC_RELEASE);
+      g_atomic_pointer_set (&t->slots[i], NULL);
       self->n--;
     }
 

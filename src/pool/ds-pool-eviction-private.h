@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * A pool gives cached blocks back upstream to stay within its memory
- * bound, at a trim, at an idle release and when it goes (ds-pool-growth.c).
+ * bound, at a trim, at an idle release and when it goes (ds-pool-resource.c).
  * A DsPoolEviction says what may go and collects it from each shard under
  * the shard's lock: the largest classes first, the oldest blocks of each
  * first, the ready ones before the fenced ones, in passes of growing
