@@ -12,8 +12,8 @@
 # tkinter and the extension modules that would bring databases, NIS and
 # curses (python3.11-minimal, libpython3.11-minimal, libpython3.11-stdlib),
 # PyGObject (python3-gi), NumPy without its tests (python3-numpy), the
-# GLib/GObject/Gio typelibs (gir1.2-glib-2.0); from BUILDDIR: libds, its
-# typelib and the override's extension module (_gi_ds); the shared CUDA
+# GLib/GObject/Gio typelibs (gir1.2-glib-2.0); from BUILDDIR: libds,
+# libds-recorder, their typelibs and the override's extension module (_gi_ds); the shared CUDA
 # runtime (libcudart.so.13), which the GPU tests load with ctypes to read
 # memory back; and every shared library all of these load (ldd), except the C
 # runtime (glibc, libstdc++, libgcc_s) and the NVIDIA driver, which the GPU
@@ -21,7 +21,7 @@
 # library from outside it but those, and says how big the tarball is.
 #
 # The tree, under ds-python/: usr/ (PYTHONHOME), typelib/, lib/, and ds/
-# (libds, Ds-1.0.typelib, overrides/gi/overrides/_gi_ds*.so). The override
+# (libds, libds-recorder, their typelibs, overrides/gi/overrides/_gi_ds*.so). The override
 # itself (Ds.py) and the tests come from the checkout:
 # tests/gpu-run/run-gi-gpu.sh unpacks the tarball under /tmp and runs the
 # gi suite's Python tests with it.
@@ -66,6 +66,7 @@ ln -sf python3.11 "$root/usr/bin/python3"
 # The build's part.
 cp -L "$build/src/libds-1.0.so.1" "$root/ds/"
 cp "$build/src/Ds-1.0.typelib" "$root/ds/"
+cp -L "$build/src/recorder/libds-recorder-1.0.so.1" "$build/src/recorder/DsRecorder-1.0.typelib" "$root/ds/"
 cp "$build"/introspection/overrides/gi/overrides/_gi_ds*.so "$root/ds/overrides/gi/overrides/"
 
 # Every library the tree loads, found the way this machine finds it.
