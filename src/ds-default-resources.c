@@ -23,7 +23,6 @@
 #include "ds-device-memory-resource.h"
 #include "ds-error.h"
 #include "ds-fence-private.h"
-#include "ds-pool-record-private.h"
 #include "ds-host-memory-resource.h"
 #include "ds-managed-memory-resource.h"
 #include "ds-memory-resource-private.h"

@@ -57,7 +57,7 @@ struct _DsPoolResource
   gpointer          context;
   gboolean          have_context;      /* atomic: set once, after the two */
 
-  /* Its label in observations (ds-pool-record-private.h). */
+  /* Its label in observations (ds_pool_resource_set_record_label ()). */
   const char       *record_label;      /* atomic; interned */
 };
 
@@ -73,5 +73,9 @@ guint64           ds_pool_resource_drain          (DsPoolResource   *self);
 DsMemoryResource *ds_pool_resource_new_for_device (DsMemoryResource *upstream,
                                                    gint              device,
                                                    gpointer          context);
+
+/* Names the pool in observations (an interned string). */
+void     ds_pool_resource_set_record_label (DsPoolResource *self,
+                                            const char     *label);
 
 G_END_DECLS

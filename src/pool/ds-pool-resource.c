@@ -80,8 +80,8 @@
 #include "ds-error.h"
 #include "ds-fence-batch-private.h"
 #include "ds-host-memory-resource.h"
+#include "ds-observer-private.h"
 #include "ds-pool-eviction-private.h"
-#include "ds-pool-record-private.h"
 
 /**
  * DsPoolResource:
@@ -210,6 +210,73 @@ ds_pool_observe_demand (DsPoolResource *self,
     shard->demand_mark = shard->demand;
   else
     shard->demand_mark = shard->demand + shard->demand / 8;
+}
+
+/* What a pool tells the observer: its cache hits and frees (frequent: the
+ * observer may drop them before the figures are read), its misses,
+ * upstream calls, evictions, trims and disposal, and a look when the
+ * observer asks for one (ds_observer_look_at_pools ()). Each observation
+ * reads where the pool stands (what it holds, has in use and keeps
+ * pending), each figure on its own without a lock: a sequence of
+ * observations is a picture over time, not a consistent snapshot. */
+
+static void
+fill_pool (DsObservation *o)
+{
+  DsPoolResource *self = o->object;
+  gint64 demand = 0;
+  guint64 pending = 0;
+
+  for (guint i = 0; i <= self->shard_mask; i++)
+    {
+      demand += __atomic_load_n (&self->shards[i]->demand, __ATOMIC_RELAXED);
+      pending += __atomic_load_n (&self->shards[i]->pending, __ATOMIC_RELAXED);
+    }
+
+  o->held = __atomic_load_n (&self->held, __ATOMIC_RELAXED);
+  o->pending = pending;
+  o->in_use = demand > (gint64) pending ? (guint64) demand - pending : 0;
+  o->peak = __atomic_load_n (&self->peak, __ATOMIC_RELAXED);
+  o->label = __atomic_load_n (&self->record_label, __ATOMIC_RELAXED);
+}
+
+/* Tells @event, which moved @bytes, to the observer with where the pool
+ * stands now; @shard: the shard it happened on (a frequent event), or
+ * NULL. */
+DS_OBSERVER_COLD static void
+ds_pool_observe_event (DsPoolResource  *self,
+                       DsPoolShard     *shard,
+                       DsObserverEvent  event,
+                       guint64          bytes)
+{
+  DsObservation o = { 0, };
+
+  o.event = event;
+  o.object = self;
+  o.kind = self->kind;
+  o.device = self->kind != DS_MEMORY_KIND_HOST &&
+             __atomic_load_n (&self->have_context, __ATOMIC_ACQUIRE) ? self->device : -1;
+  o.bytes = bytes;
+  ds_observer_tell (&o, shard != NULL, fill_pool);
+}
+
+/* What the pool's paths call: one load and a branch while nothing
+ * observes. */
+static inline void
+ds_pool_observe (DsPoolResource  *self,
+                 DsPoolShard     *shard,
+                 DsObserverEvent  event,
+                 guint64          bytes)
+{
+  if (DS_OBSERVING ())
+    ds_pool_observe_event (self, shard, event, bytes);
+}
+
+void
+ds_pool_resource_set_record_label (DsPoolResource *self,
+                                   const char     *label)
+{
+  __atomic_store_n (&self->record_label, label, __ATOMIC_RELAXED);
 }
 
 /* Enters the device and context upstream calls run in (nothing for an
