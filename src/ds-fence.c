@@ -1,13 +1,13 @@
-/* ds-fence.c: stream identities and fences
+/* ds-fence.c: the fences of a stream
  *
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The fence model is described in ds-fence-private.h. Here: the registry
- * of stream states (a hash table plus a per-thread cache of the last few),
- * the ring of recorded fences of each stream and their events (kept and
- * recorded again once complete), and the release policy that decides at
- * each release whether the stream is checked at all.
+ * The fence model is described in ds-fence-private.h. Here: the ring of
+ * recorded fences of each stream state and their events (kept and
+ * recorded again once complete), waits on them, and the release policy
+ * that decides at each release whether the stream is checked at all. The
+ * registry of stream states is ds-stream-state.c's.
  */
 
 #include "config.h"
