@@ -8,6 +8,7 @@
 
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
+#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
@@ -119,6 +120,44 @@ gst_ds_template_set_caps (GstBaseTransform *trans,
                           GstCaps          *outcaps)
 {
   return gst_video_info_from_caps (&GST_DS_TEMPLATE (trans)->info, incaps);
+}
+
+/* The frame is passed on, so upstream writes into the pool downstream
+ * proposes; on 1.24+ a CUDA pool of our context gets our stream unless it
+ * has one, so that its memory tells everyone which stream its work is on
+ * and nobody waits on the host for it (cudaupload's own pool has none). */
+static gboolean
+gst_ds_template_propose_allocation (GstBaseTransform *trans,
+                                    GstQuery         *decide_query,
+                                    GstQuery         *query)
+{
+  GstBufferPool *pool = NULL;
+
+  if (!GST_BASE_TRANSFORM_CLASS (gst_ds_template_parent_class)->propose_allocation (trans, decide_query, query))
+    return FALSE;
+#if DS_GST_HAVE_CUDA_STREAM
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
+  if (pool != NULL && GST_IS_CUDA_BUFFER_POOL (pool) && !gst_buffer_pool_is_active (pool) &&
+      GST_CUDA_BUFFER_POOL (pool)->context == GST_DS_TEMPLATE (trans)->context)
+    {
+      GstStructure *config = gst_buffer_pool_get_config (pool);
+      GstCudaStream *stream = gst_buffer_pool_config_get_cuda_stream (config);
+
+      if (stream == NULL)
+        {
+          gst_buffer_pool_config_set_cuda_stream (config, ds_gst_stream_get_cuda_stream (GST_DS_TEMPLATE (trans)->stream));
+          gst_buffer_pool_set_config (pool, config);  /* takes config; if refused, the pool stays as it was */
+        }
+      else
+        {
+          gst_structure_free (config);
+          gst_cuda_stream_unref (stream);
+        }
+    }
+#endif
+  gst_clear_object (&pool);
+  return TRUE;
 }
 
 /* The frame's work on the scratchpad's stream; TRUE once result_cb () will
@@ -233,6 +272,7 @@ gst_ds_template_class_init (GstDsTemplateClass *klass)
   trans_class->stop = gst_ds_template_stop;
   trans_class->sink_event = gst_ds_template_sink_event;
   trans_class->set_caps = gst_ds_template_set_caps;
+  trans_class->propose_allocation = gst_ds_template_propose_allocation;
   trans_class->transform_ip = gst_ds_template_transform_ip;
 }
 
