@@ -111,13 +111,14 @@ struct _DsScratchpad
   /* What its blocks read (generation, exports, their order). */
   DsBlockSource       source;
 
-  /* The thread inside the scratchpad's slow path, release or binding
-   * entry points (see ds_scratchpad_enter ()), or NULL (atomic). */
+  /* The thread inside the scratchpad's release or binding entry points
+   * (see ds_scratchpad_enter ()), or NULL (atomic). */
   gpointer            user;
-  /* Set while that thread is in a resource's code (taking a block, giving
-   * blocks back): the resource re-entering the scratchpad is refused
-   * (DS_ERROR_BUSY), and disposing it waits for finalize. */
-  gboolean            in_resource;
+  /* The thread in a resource's code for the scratchpad (taking a block,
+   * giving blocks back), or NULL: every request meanwhile is refused
+   * (DS_ERROR_BUSY), the resource's own re-entry included, and disposing
+   * waits for finalize. Written by that thread, read by any (relaxed). */
+  gpointer            in_resource;
 
 };
 
@@ -169,31 +170,60 @@ ds_scratchpad_held_kinds (const DsScratchpad *self)
          (guint) (self->arenas[3].n_blocks != 0) << 3;
 }
 
-/* One scratchpad is used by one thread at a time. Every entry point but
- * the bump (which cannot afford it, and whose races ThreadSanitizer finds
- * in C) marks it in use by the calling thread for its duration: FALSE if
+/* One scratchpad is used by one thread at a time. The entry points that
+ * bindings reach (ds_scratchpad_alloc_block (), the uploads, release)
+ * mark it in use by the calling thread for their duration: FALSE if
  * another thread is inside, which is a programmer's error in C but easily
- * made from Python, whose threads run while a call is in C. *@nested: the
- * calling thread was inside already (ds_scratchpad_leave () then leaves
- * it so). */
-/* A byte per thread whose address stands for the thread (__thread, not a
- * GPrivate: read at every entry; see thread_slot () in
- * ds-pool-resource.c). */
+ * made from Python, whose threads run while a call is in C. The C
+ * allocation path does not: its bump cannot afford it, and its races are
+ * the caller's, which ThreadSanitizer finds; its slow path only refuses
+ * while a resource's code runs for the scratchpad (see resource_caller ()).
+ * *@nested: the calling thread was inside already (ds_scratchpad_leave ()
+ * then leaves it so). */
+/* What stands for the calling thread: its thread pointer (the address of
+ * its control block, one instruction), else the address of a byte of its
+ * own (a __thread variable, not a GPrivate: read at every entry). */
+#if HAVE_BUILTIN_THREAD_POINTER
+# define THREAD_TOKEN() ((gpointer) __builtin_thread_pointer ())
+#else
 static __thread gchar ds_scratchpad_thread_token;
+# define THREAD_TOKEN() ((gpointer) &ds_scratchpad_thread_token)
+#endif
+
+/* The thread in a resource's code for @self, or NULL. Relaxed, not
+ * g_atomic_pointer_get (): it orders nothing, it only tells. */
+static inline gpointer
+resource_caller (const DsScratchpad *self)
+{
+  return __atomic_load_n (&self->in_resource, __ATOMIC_RELAXED);
+}
+
+static inline void
+set_resource_caller (DsScratchpad *self,
+                     gpointer      token)
+{
+  __atomic_store_n (&self->in_resource, token, __ATOMIC_RELAXED);
+}
 
 static inline gboolean
 ds_scratchpad_enter (DsScratchpad *self,
                      gboolean     *nested)
 {
-  gpointer token = &ds_scratchpad_thread_token;
+  gpointer token = THREAD_TOKEN ();
   gpointer user = NULL;
 
   *nested = FALSE;
   if (G_LIKELY (g_atomic_pointer_compare_and_exchange_full (&self->user, NULL, token, &user)))
-    return TRUE;
+    {
+      /* A C allocation on another thread is in a resource's code. */
+      if (G_LIKELY (resource_caller (self) == NULL))
+        return TRUE;
+      __atomic_store_n (&self->user, NULL, __ATOMIC_RELEASE);
+      return FALSE;
+    }
 
   *nested = user == token;
-  return *nested && !self->in_resource;
+  return *nested && resource_caller (self) == NULL;
 }
 
 static inline void
@@ -210,7 +240,7 @@ static void
 set_busy_error (DsScratchpad  *self,
                 GError       **error)
 {
-  if (self->in_resource && self->user == &ds_scratchpad_thread_token)
+  if (resource_caller (self) == THREAD_TOKEN ())
     g_set_error (error, DS_ERROR, DS_ERROR_BUSY,
                  "Scratchpad %p was called from its own memory resource "
                  "while it allocated or gave memory back", (void *) self);
@@ -379,9 +409,9 @@ take_block (DsScratchpad  *self,
 
   /* What follows may call the resource: it may not re-enter (see
    * ds_scratchpad_enter ()). */
-  self->in_resource = TRUE;
+  set_resource_caller (self, THREAD_TOKEN ());
   ptr = take_block_in_resource (self, kind, size, alignment, error);
-  self->in_resource = FALSE;
+  set_resource_caller (self, NULL);
 
   /* The resource disposed the scratchpad: the block stays in the arena
    * until finalize (or a release) gives it back. */
@@ -446,7 +476,6 @@ scratchpad_alloc_slow (DsScratchpad  *self,
 {
   GError *local_error = NULL;
   gsize a = alignment;
-  gboolean nested;
   gpointer ptr;
   char text[64];
 
@@ -468,7 +497,9 @@ scratchpad_alloc_slow (DsScratchpad  *self,
   if (size == 0)
     return NULL;
 
-  if (G_UNLIKELY (!ds_scratchpad_enter (self, &nested)))
+  /* No ds_scratchpad_enter () here (see there): only a resource's code
+   * running for the scratchpad refuses the request. */
+  if (G_UNLIKELY (resource_caller (self) != NULL))
     {
       set_busy_error (self, error);
       return NULL;
@@ -476,7 +507,6 @@ scratchpad_alloc_slow (DsScratchpad  *self,
   /* From here on the settings wait for the next release. */
   self->in_use = TRUE;
   ptr = take_block (self, kind, size, a, &local_error);
-  ds_scratchpad_leave (self, nested);
   if (G_UNLIKELY (ptr == NULL))
     g_propagate_prefixed_error (error, local_error,
                                 "Cannot allocate %" G_GSIZE_FORMAT " bytes of %s memory with %s: ",
@@ -689,7 +719,7 @@ give_back (DsScratchpad *self,
     in_scope = ds_access_order_enter (&self->device_order, &scope, &scope_error);
 
   /* The resources' code may not re-enter (see ds_scratchpad_enter ()). */
-  self->in_resource = TRUE;
+  set_resource_caller (self, THREAD_TOKEN ());
   ds_fence_batch_init (&batch);
   if (observing)
     for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
@@ -724,7 +754,7 @@ give_back (DsScratchpad *self,
     }
 
   ds_fence_batch_finish (&batch);
-  self->in_resource = FALSE;
+  set_resource_caller (self, NULL);
   if (in_scope)
     ds_cuda_scope_leave (&scope);
   if (G_UNLIKELY (scope_error != NULL))
@@ -1885,7 +1915,7 @@ ds_scratchpad_dispose (GObject *object)
 
   /* Disposed by its own resource while the scratchpad called it: the
    * arenas are in the middle of a change; finalize gives back. */
-  if (G_UNLIKELY (self->in_resource))
+  if (G_UNLIKELY (resource_caller (self) != NULL))
     {
       for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
         self->windows[kind].end = self->windows[kind].cur;
