@@ -30,6 +30,29 @@ const DsBenchTemp ds_bench_four_kind[8] = {
 #endif
 
 _Thread_local gpointer volatile ds_bench_sink;
+const char *ds_bench_current = "(set-up)";
+
+#if HAVE_CUDA
+void
+ds_bench_cuda_failed (const char  *file,
+                      int          line,
+                      const char  *call,
+                      cudaError_t  result)
+{
+  int device = -1;
+  cudaError_t got = cudaGetDevice (&device);
+
+  g_printerr ("%s:%d: %s: %s (%s), during \"%s\"; cudaGetDevice: %d (%s)\n", file, line, call,
+              cudaGetErrorString (result), cudaGetErrorName (result), ds_bench_current, device,
+              cudaGetErrorName (got));
+  /* Whether the thread's context was what failed: the device's primary
+   * context made current again, the same kind of call on the legacy stream. */
+  if (device >= 0 && cudaSetDevice (device) == cudaSuccess)
+    g_printerr ("after cudaSetDevice (%d): cudaStreamSynchronize (0): %s\n", device,
+                cudaGetErrorName (cudaStreamSynchronize (0)));
+  g_error ("%s:%d: %s: %s", file, line, call, cudaGetErrorString (result));
+}
+#endif
 
 static double time_scale = 1.0;
 
@@ -249,6 +272,7 @@ bench_case_warm (BenchCase *bc)
   DsBenchResult *result = bc->result;
   gint64 t0, t1;
 
+  ds_bench_current = result->name;
   t0 = ds_bench_now_ns ();
   bc->func (bc->data, 1);
   result->total = 1;
@@ -312,6 +336,7 @@ bench_case_step (BenchCase *bc)
   double per_iteration;
   gint64 t0, t1, t2;
 
+  ds_bench_current = bc->result->name;
   t0 = ds_bench_now_ns ();
   bc->func (bc->data, bc->batch);
   t1 = ds_bench_now_ns ();
@@ -629,6 +654,7 @@ ds_bench_count_pool_stats (DsBenchFunc  func,
 {
   DsPoolStats before;
 
+  ds_bench_current = "(counting pool statistics)";
   if (between != NULL)
     between (data, n);
   ds_bench_default_pool_stats (&before);

@@ -42,9 +42,19 @@ G_BEGIN_DECLS
   G_STMT_START { \
     cudaError_t _r = (call); \
     if (G_UNLIKELY (_r != cudaSuccess)) \
-      g_error ("%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString (_r)); \
+      ds_bench_cuda_failed (__FILE__, __LINE__, #call, _r); \
   } G_STMT_END
+
+/* Names the error, the case that ran last and the thread's device and
+ * context as the runtime sees them, then aborts. */
+G_NORETURN void ds_bench_cuda_failed (const char  *file,
+                                      int          line,
+                                      const char  *call,
+                                      cudaError_t  result);
 #endif
+
+/* The case being run (warm-up, timing or counting), for failure messages. */
+extern const char *ds_bench_current;
 
 /* One temporary of a unit of work. */
 typedef struct
