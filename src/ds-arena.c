@@ -80,28 +80,32 @@ ds_growth_restart (DsGrowth *self)
   self->next_size = ds_growth_first_block (self);
 }
 
-gsize
-ds_growth_block_for (DsGrowth *self,
-                     gsize     size,
-                     gsize     padding,
-                     gboolean  first)
+/* An arena that never released starts where its thread's arenas on the
+ * same default resource left off. */
+static G_GNUC_NO_INLINE void
+growth_recall (DsGrowth *self)
+{
+  const Memo *memo = &memos[self->memo_slot];
+
+  if (memo->key == self->memo_key)
+    {
+      self->demand_max = memo->demand_max;
+      self->demand_avg = memo->demand_avg;
+      self->next_size = ds_growth_first_block (self);
+    }
+}
+
+static inline gsize
+growth_block_for (DsGrowth *self,
+                  gsize     size,
+                  gsize     padding,
+                  gboolean  first)
 {
   gsize ceil = ds_growth_ceiling (self);
   gsize needed, block;
 
-  /* An arena that never released starts where its thread's arenas on the
-   * same default resource left off. */
   if (G_UNLIKELY (first && self->demand_avg == 0 && self->memo_key != NULL))
-    {
-      const Memo *memo = &memos[self->memo_slot];
-
-      if (memo->key == self->memo_key)
-        {
-          self->demand_max = memo->demand_max;
-          self->demand_avg = memo->demand_avg;
-          self->next_size = ds_growth_first_block (self);
-        }
-    }
+    growth_recall (self);
 
   if (size > G_MAXSIZE - padding)
     return 0;
@@ -124,6 +128,15 @@ ds_growth_block_for (DsGrowth *self,
   return MIN (block, MAX (ceil, needed));
 }
 
+gsize
+ds_growth_block_for (DsGrowth *self,
+                     gsize     size,
+                     gsize     padding,
+                     gboolean  first)
+{
+  return growth_block_for (self, size, padding, first);
+}
+
 void
 ds_growth_took (DsGrowth *self,
                 gsize     block_size)
@@ -140,9 +153,9 @@ ds_growth_took (DsGrowth *self,
  * unit does not make every first block large. The maximum fades slowly so
  * that units of varying size (1..100 KiB) keep a first block that covers
  * the large ones. */
-void
-ds_growth_learn (DsGrowth *self,
-                 guint64   taken)
+static inline void
+growth_learn (DsGrowth *self,
+              guint64   taken)
 {
   gsize used = MIN (taken, G_MAXSIZE / 4);
   gsize faded = self->demand_max - self->demand_max / 32;
@@ -165,6 +178,13 @@ ds_growth_learn (DsGrowth *self,
     }
 
   self->next_size = ds_growth_first_block (self);
+}
+
+void
+ds_growth_learn (DsGrowth *self,
+                 guint64   taken)
+{
+  growth_learn (self, taken);
 }
 
 /* DsArena ------------------------------------------------------------------------- */
@@ -236,7 +256,7 @@ ds_arena_grow (DsArena             *arena,
   gsize block_size;
   gpointer block, ptr;
 
-  block_size = ds_growth_block_for (&arena->growth, size, padding, arena->n_blocks == 0);
+  block_size = growth_block_for (&arena->growth, size, padding, arena->n_blocks == 0);
   if (G_UNLIKELY (block_size == 0))
     {
       g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
@@ -324,7 +344,7 @@ ds_arena_release (DsArena             *arena,
   guint n_back = arena->n_blocks;
   guint64 taken = ds_arena_get_taken (arena);
 
-  ds_growth_learn (&arena->growth, taken);
+  growth_learn (&arena->growth, taken);
 
   /* Keep the newest block (the largest) if it suits the next unit: it is
    * taken again in the order it was given back in, so nothing needs a
@@ -389,7 +409,7 @@ ds_arena_take_out (DsArena *arena,
    * the growth learns what it took, as a release would teach it. */
   if (arena->n_blocks == 0)
     {
-      ds_growth_learn (&arena->growth, arena->taken);
+      growth_learn (&arena->growth, arena->taken);
       arena->taken = 0;
     }
   return block;

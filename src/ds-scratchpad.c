@@ -252,6 +252,25 @@ set_busy_error (DsScratchpad  *self,
 
 static void ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface);
 
+/* The class, set once by class_init. DsScratchpad is final, so an instance
+ * is one when its class is this one: the check of the paths taken once per
+ * block and per release, which DS_IS_SCRATCHPAD () (a call to the get_type
+ * function, then the comparison) only backs up for anything else. */
+static gpointer scratchpad_class;
+
+#define OF_SCRATCHPAD_CLASS(self) \
+  ((self) != NULL && (gpointer) ((GTypeInstance *) (self))->g_class == scratchpad_class)
+#define RETURN_VAL_IF_NOT_SCRATCHPAD(self, val) \
+  G_STMT_START { \
+    if (!OF_SCRATCHPAD_CLASS (self)) \
+      g_return_val_if_fail (DS_IS_SCRATCHPAD (self), (val)); \
+  } G_STMT_END
+#define RETURN_IF_NOT_SCRATCHPAD(self) \
+  G_STMT_START { \
+    if (!OF_SCRATCHPAD_CLASS (self)) \
+      g_return_if_fail (DS_IS_SCRATCHPAD (self)); \
+  } G_STMT_END
+
 G_DEFINE_FINAL_TYPE_WITH_CODE (DsScratchpad, ds_scratchpad, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (DS_TYPE_SCRATCHPAD_IFACE,
                                                       ds_scratchpad_iface_iface_init))
@@ -479,7 +498,7 @@ scratchpad_alloc_slow (DsScratchpad  *self,
   gpointer ptr;
   char text[64];
 
-  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  RETURN_VAL_IF_NOT_SCRATCHPAD (self, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!ds_memory_check_kind (kind, error) || !ds_arena_check_request (size, &a, error))
@@ -642,7 +661,7 @@ ds_scratchpad_alloc_block (DsScratchpad  *self,
   gboolean nested;
   gpointer ptr;
 
-  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  RETURN_VAL_IF_NOT_SCRATCHPAD (self, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!ds_scratchpad_enter (self, &nested))
@@ -796,7 +815,7 @@ ds_scratchpad_release (DsScratchpad *self)
   gboolean nested;
   guint held;
 
-  g_return_if_fail (DS_IS_SCRATCHPAD (self));
+  RETURN_IF_NOT_SCRATCHPAD (self);
 
   /* Memory that an export (a NumPy array, a DLPack capsule) may still
    * use is not given back. */
@@ -1908,7 +1927,7 @@ ds_scratchpad_to_contiguous_device_block (DsScratchpad  *self,
 static void
 ds_scratchpad_dispose (GObject *object)
 {
-  DsScratchpad *self = DS_SCRATCHPAD (object);
+  DsScratchpad *self = (DsScratchpad *) object;
 
   /* From now on every allocation is refused with DS_ERROR_DISPOSED. */
   self->disposed = TRUE;
@@ -1948,7 +1967,7 @@ ds_scratchpad_dispose (GObject *object)
 static void
 ds_scratchpad_finalize (GObject *object)
 {
-  DsScratchpad *self = DS_SCRATCHPAD (object);
+  DsScratchpad *self = (DsScratchpad *) object;
 
   /* Blocks kept at dispose for exports: each export held a reference, so
    * they are all gone now. */
@@ -1970,6 +1989,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  scratchpad_class = klass;
   object_class->dispose = ds_scratchpad_dispose;
   object_class->finalize = ds_scratchpad_finalize;
 
