@@ -130,13 +130,33 @@ typedef struct
 
 /* Sets up @arena, empty, to bump in @window, with a first block of
  * @initial_size bytes and blocks that stop doubling at @max_block_size.
- * Both lie in zero-filled memory (a new instance's). */
-void     ds_arena_init          (DsArena           *arena,
-                                 DsBumpWindow      *window,
-                                 gsize              initial_size,
-                                 gsize              max_block_size);
+ * Both lie in zero-filled memory (a new instance's): only what is not
+ * zero is written, once per new scratchpad and kind. */
+static inline void
+ds_arena_init (DsArena      *arena,
+               DsBumpWindow *window,
+               gsize         initial_size,
+               gsize         max_block_size)
+{
+  arena->window = window;
+  arena->blocks = arena->inline_blocks;
+  arena->blocks_capacity = G_N_ELEMENTS (arena->inline_blocks);
+  arena->growth.initial_size = initial_size;
+  arena->growth.max_block_size = max_block_size;
+  arena->growth.next_size = initial_size;
+}
+
 /* Frees what @arena holds of the heap; it must hold no block. */
-void     ds_arena_clear         (DsArena           *arena);
+static inline void
+ds_arena_clear (DsArena *arena)
+{
+  g_warn_if_fail (arena->n_blocks == 0);
+
+  if (G_UNLIKELY (arena->blocks != arena->inline_blocks))
+    g_free (arena->blocks);
+  arena->blocks = arena->inline_blocks;
+  arena->blocks_capacity = G_N_ELEMENTS (arena->inline_blocks);
+}
 
 /* Checks a request as the rule takes it: DS_ERROR_INVALID_ARGUMENT for an
  * alignment that is not a power of two or a size that overflows once

@@ -189,29 +189,6 @@ ds_growth_learn (DsGrowth *self,
 
 /* DsArena ------------------------------------------------------------------------- */
 
-void
-ds_arena_init (DsArena       *arena,
-               DsBumpWindow  *window,
-               gsize          initial_size,
-               gsize          max_block_size)
-{
-  arena->window = window;
-  arena->blocks = arena->inline_blocks;
-  arena->blocks_capacity = G_N_ELEMENTS (arena->inline_blocks);
-  ds_growth_init (&arena->growth, initial_size, max_block_size);
-}
-
-void
-ds_arena_clear (DsArena *arena)
-{
-  g_warn_if_fail (arena->n_blocks == 0);
-
-  if (arena->blocks != arena->inline_blocks)
-    g_free (arena->blocks);
-  arena->blocks = arena->inline_blocks;
-  arena->blocks_capacity = G_N_ELEMENTS (arena->inline_blocks);
-}
-
 gboolean
 ds_arena_bind (DsArena           *arena,
                DsMemoryResource  *resource,

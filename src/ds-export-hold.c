@@ -331,6 +331,11 @@ ds_export_hold_clear (DsBlockSource *source)
 {
   DsExportHold *hold;
 
+  /* Cleared as its owner goes, when no export can start any more: most
+   * owners never had one, and need no lock to see it. */
+  if (g_atomic_pointer_get (&source->hold) == NULL)
+    return;
+
   g_mutex_lock (&hold_lock);
   hold = source->hold;
   source->hold = NULL;

@@ -1949,9 +1949,17 @@ ds_scratchpad_dispose (GObject *object)
     {
       if (ds_scratchpad_held_kinds (self) != 0)
         ds_scratchpad_release (self);
-      ds_scratchpad_unsettle (self);
+      /* Now empty (a disposed scratchpad keeps no block). An arena bound
+       * to a given resource forgets it, which goes; one bound to a
+       * default resource (which stays for the process) stays bound. */
       for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
-        g_clear_object (&self->resources[kind]);
+        if (self->resources[kind] != NULL)
+          {
+            memset (&self->arenas[kind].upstream, 0, sizeof self->arenas[kind].upstream);
+            self->self_scoped &= ~(1u << kind);
+            self->scope_checked &= ~(1u << kind);
+            g_clear_object (&self->resources[kind]);
+          }
     }
   else
     {
