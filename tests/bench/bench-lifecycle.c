@@ -75,6 +75,56 @@ hook_lifecycles (gpointer data,
 }
 
 static void
+plain_objects (gpointer data,
+               guint    n)
+{
+  GType type = *(GType *) data;
+
+  for (guint i = 0; i < n; i++)
+    g_object_unref (g_object_new (type, NULL));
+}
+
+static void
+host_new_lifecycles (gpointer data,
+                     guint    n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      DsScratchpad *sp = ds_scratchpad_new (NULL);
+
+      for (guint k = 0; k < G_N_ELEMENTS (host_unit); k++)
+        ds_bench_sink = ds_scratchpad_alloc (sp, DS_MEMORY_KIND_HOST, host_unit[k], 0, NULL);
+      g_object_unref (sp);
+    }
+}
+
+/* What GObject's own dispose costs every object, in this run: ds's
+ * dispose chains up to it (the house rule), so a new scratchpad pays it. */
+static void
+bench_gobject_dispose (void)
+{
+  g_autoptr(DsBenchTable) t = ds_bench_table_new (
+    "GObject's own dispose, which every new scratchpad pays through its chain-up: "
+    "g_object_new + g_object_unref of a final type with no property");
+  GType chained = DS_TYPE_BENCH_PLAIN, unchained = DS_TYPE_BENCH_UNCHAINED;
+  DsBenchResult *with, *without, *ds_new;
+
+  with = ds_bench_table_add_case (t, "dispose chains up to GObject's (GLib's default)",
+                                  plain_objects, NULL, &chained, 0, 200000, 1.0);
+  without = ds_bench_table_add_case (t, "dispose does not chain up (GObject's dispose skipped)",
+                                     plain_objects, NULL, &unchained, 0, 200000, 1.0);
+  ds_new = ds_bench_table_add_case (t, "ds: new scratchpad, 8 host allocations (3 blocks), unref",
+                                    host_new_lifecycles, NULL, NULL, 0, 200000, 1.0);
+  ds_bench_table_measure (t);
+  ds_bench_table_note (t, "GObject's dispose: %+.1f ns per object (GLib %u.%u.%u), paid by ds new "
+                       "(%.1f ns here) since its dispose chains up; without it: %.1f ns",
+                       with->median_ns - without->median_ns, glib_major_version,
+                       glib_minor_version, glib_micro_version, ds_new->median_ns,
+                       ds_new->median_ns - (with->median_ns - without->median_ns));
+  ds_bench_table_print (t);
+}
+
+static void
 bench_observer_hook (void)
 {
   g_autoptr(DsBenchTable) t = ds_bench_table_new (
@@ -603,6 +653,7 @@ main (int    argc,
   guint i, j, k;
 
   ds_bench_init (&argc, &argv, "bench-lifecycle: scratchpad lifecycles against every alternative");
+  bench_gobject_dispose ();
   bench_observer_hook ();
   ds_bench_require_cuda ();
 

@@ -26,6 +26,31 @@ ds_bench_plain_init (DsBenchPlain *self)
 {
 }
 
+struct _DsBenchUnchained
+{
+  GObject parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (DsBenchUnchained, ds_bench_unchained, G_TYPE_OBJECT)
+
+/* Does not chain up: GObject's dispose (its signal handlers, closures and
+ * weak references dropped) never runs. Never do this outside a benchmark. */
+static void
+ds_bench_unchained_dispose (GObject *object)
+{
+}
+
+static void
+ds_bench_unchained_class_init (DsBenchUnchainedClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = ds_bench_unchained_dispose;
+}
+
+static void
+ds_bench_unchained_init (DsBenchUnchained *self)
+{
+}
+
 /* GObject baseline: as many plain read-write properties as
  * DsScratchpad has (none construct), so that GLib freezes and thaws its
  * notify queue at construction as it does for a scratchpad. */

@@ -108,6 +108,11 @@ ds_bench_alloc_temps (DsScratchpad      *sp,
 G_DECLARE_FINAL_TYPE (DsBenchPlain, ds_bench_plain, DS, BENCH_PLAIN, GObject)
 #define DS_TYPE_BENCH_PLAIN_PROPS (ds_bench_plain_props_get_type ())
 G_DECLARE_FINAL_TYPE (DsBenchPlainProps, ds_bench_plain_props, DS, BENCH_PLAIN_PROPS, GObject)
+/* A final type whose dispose does not chain up to GObject's (as
+ * DsScratchpad's did before ds's house rule): beside DS_TYPE_BENCH_PLAIN,
+ * what GObject's own dispose costs, which every GObject pays. */
+#define DS_TYPE_BENCH_UNCHAINED (ds_bench_unchained_get_type ())
+G_DECLARE_FINAL_TYPE (DsBenchUnchained, ds_bench_unchained, DS, BENCH_UNCHAINED, GObject)
 
 /* The exit status meson reads as "skipped". */
 #define DS_BENCH_SKIP 77
