@@ -799,6 +799,61 @@ main (int    argc,
     ds_bench_table_print (t);
   }
 
+  /* Many small temporaries ------------------------------------------------ */
+  {
+    g_autoptr(DsBenchTable) t = ds_bench_table_new (
+      "many small temporaries (DALI's Perf workload): per lifecycle 1..100 allocations "
+      "of Poisson(1 KiB) for each of host, pinned, device, alignment 16 (256 fixed plans, drawn "
+      "before timing). Baselines: host with malloc, pinned and device with the allocator named");
+    DsBenchResult *ds_new, *ds_reused, *if_new, *if_reused, *ds_kept, *if_kept, *floor_, *timer_;
+    DsBenchResult *c_calls, *if_calls;
+    CallsCase by_c = { &c, FALSE }, by_iface = { &c, TRUE };
+
+    ds_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, allocs (C), unref", small_ds_new, sync_stream, &c, 1, 200000, 2.0);
+    ds_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (C)", small_ds_reused, sync_stream, &c, 1, 200000, 1.0);
+    if_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, allocs (interface), unref", small_iface_new, sync_stream, &c, 1, 200000, 2.0);
+    if_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (interface)", small_iface_reused, sync_stream, &c, 1, 200000, 1.0);
+    ds_kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release (C)", small_ds_kept, sync_stream, &c, 1, 200000, 1.0);
+    if_kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release (interface)", small_iface_kept, sync_stream, &c, 1, 200000, 1.0);
+    c_calls = ds_bench_table_add_case (t, "ds: reused + release, each allocation a call of its own (C)", small_calls_reused, sync_stream, &by_c, 1, 200000, 1.0);
+    if_calls = ds_bench_table_add_case (t, "ds: reused + release, each allocation a call of its own (interface)", small_calls_reused, sync_stream, &by_iface, 1, 200000, 1.0);
+    ds_bench_table_add_case (t, "default pools directly, each temporary", small_pool, sync_stream, &c, 1, 200000, 1.0);
+    ds_bench_table_add_case (t, "cudaMallocAsync/cudaFreeAsync each", small_async, sync_stream, &c, 1, 200000, 1.0);
+    if (have_cub)
+      ds_bench_table_add_case (t, "CUB CachingDeviceAllocator each", small_cub, sync_stream, &c, 1, 200000, 1.0);
+    ds_bench_table_add_case (t, "malloc/cudaMallocHost/cudaMalloc each", small_raw, sync_stream, &c, 1, 5, 3.0);
+    floor_ = ds_bench_table_add_case (t, "part of the new-scratchpad floor: the stream order + new/unref "
+                                      "of a GObject with 13 plain properties", new_floor, sync_stream, &c, 1,
+                                      200000, 1.0);
+    timer_ = ds_bench_table_add_case (t, "the timer alone: nothing timed the same way (after the same "
+                                      "synchronization)", timer_only, sync_stream, &c, 1, 200000, 0.3);
+    ds_bench_table_measure (t);
+    note_calls (t, "ds new", small_ds_new, &c, 1000);
+    note_calls (t, "ds reused", small_ds_reused, &c, 1000);
+    note_calls (t, "ds reused, keep-blocks", small_ds_kept, &c, 1000);
+    ds_bench_table_note (t, "reference, not this run: DALI 1.85 us through its interface "
+                         "(cudaMallocAsync per allocation 236 us; ds then 6.8 new / 4.2 reused), DESIGN.md; "
+                         "ds here, interface: new %.3gx, reused %.3gx that DALI figure",
+                         if_new->median_ns / 1850, if_reused->median_ns / 1850);
+    ds_bench_table_note (t, "a new scratchpad per lifecycle pays at least the order and the GObject (%.3f us) "
+                         "and the reused lifecycle (%.3f us, C): %.3f us; ds new (C) minus that: %+.0f ns",
+                         floor_->median_ns / 1000, ds_reused->median_ns / 1000,
+                         (floor_->median_ns + ds_reused->median_ns) / 1000,
+                         ds_new->median_ns - floor_->median_ns - ds_reused->median_ns);
+    ds_bench_table_note (t, "every median here is of lifecycles timed one at a time, each after a "
+                         "cudaStreamSynchronize (untimed); the timer's part of each: %.0f ns",
+                         timer_->median_ns);
+    ds_bench_table_target (t, "new scratchpad + order, C", ds_new->median_ns / 1000, "<=", 1.2, "us");
+    ds_bench_table_target (t, "new scratchpad + order, interface", if_new->median_ns / 1000, "<=", 1.2, "us");
+    ds_bench_table_target (t, "reused + release, C", ds_reused->median_ns / 1000, "<=", 0.5, "us");
+    ds_bench_table_target (t, "reused + release, interface", if_reused->median_ns / 1000, "<=", 0.5, "us");
+    ds_bench_table_target (t, "reused + release with keep-blocks (opt-in), C", ds_kept->median_ns / 1000, "<=", 0.5, "us");
+    ds_bench_table_target (t, "reused + release with keep-blocks (opt-in), interface", if_kept->median_ns / 1000, "<=", 0.5, "us");
+    ds_bench_table_target (t, "interface vs C, each allocation a call of its own (reused)",
+                           if_calls->median_ns / c_calls->median_ns, "<=", 1.1, "x");
+    ds_bench_table_print (t);
+  }
+
   /* Device-only lifecycle ------------------------------------------------- */
   {
     g_autoptr(DsBenchTable) t = ds_bench_table_new (
@@ -859,61 +914,6 @@ main (int    argc,
     ds_bench_table_measure (t);
     note_calls (t, "ds new", pinned_ds_new, &c, 2000);
     ds_bench_table_target (t, "ds new vs a cudaMallocHost+cudaFreeHost pair", ds_new->median_ns / raw->median_ns, "<=", 0.3, "x");
-    ds_bench_table_print (t);
-  }
-
-  /* Many small temporaries ------------------------------------------------ */
-  {
-    g_autoptr(DsBenchTable) t = ds_bench_table_new (
-      "many small temporaries (DALI's Perf workload): per lifecycle 1..100 allocations "
-      "of Poisson(1 KiB) for each of host, pinned, device, alignment 16 (256 fixed plans, drawn "
-      "before timing). Baselines: host with malloc, pinned and device with the allocator named");
-    DsBenchResult *ds_new, *ds_reused, *if_new, *if_reused, *ds_kept, *if_kept, *floor_, *timer_;
-    DsBenchResult *c_calls, *if_calls;
-    CallsCase by_c = { &c, FALSE }, by_iface = { &c, TRUE };
-
-    ds_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, allocs (C), unref", small_ds_new, sync_stream, &c, 1, 200000, 2.0);
-    ds_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (C)", small_ds_reused, sync_stream, &c, 1, 200000, 1.0);
-    if_new = ds_bench_table_add_case (t, "ds: new scratchpad + order, allocs (interface), unref", small_iface_new, sync_stream, &c, 1, 200000, 2.0);
-    if_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (interface)", small_iface_reused, sync_stream, &c, 1, 200000, 1.0);
-    ds_kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release (C)", small_ds_kept, sync_stream, &c, 1, 200000, 1.0);
-    if_kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release (interface)", small_iface_kept, sync_stream, &c, 1, 200000, 1.0);
-    c_calls = ds_bench_table_add_case (t, "ds: reused + release, each allocation a call of its own (C)", small_calls_reused, sync_stream, &by_c, 1, 200000, 1.0);
-    if_calls = ds_bench_table_add_case (t, "ds: reused + release, each allocation a call of its own (interface)", small_calls_reused, sync_stream, &by_iface, 1, 200000, 1.0);
-    ds_bench_table_add_case (t, "default pools directly, each temporary", small_pool, sync_stream, &c, 1, 200000, 1.0);
-    ds_bench_table_add_case (t, "cudaMallocAsync/cudaFreeAsync each", small_async, sync_stream, &c, 1, 200000, 1.0);
-    if (have_cub)
-      ds_bench_table_add_case (t, "CUB CachingDeviceAllocator each", small_cub, sync_stream, &c, 1, 200000, 1.0);
-    ds_bench_table_add_case (t, "malloc/cudaMallocHost/cudaMalloc each", small_raw, sync_stream, &c, 1, 5, 3.0);
-    floor_ = ds_bench_table_add_case (t, "part of the new-scratchpad floor: the stream order + new/unref "
-                                      "of a GObject with 13 plain properties", new_floor, sync_stream, &c, 1,
-                                      200000, 1.0);
-    timer_ = ds_bench_table_add_case (t, "the timer alone: nothing timed the same way (after the same "
-                                      "synchronization)", timer_only, sync_stream, &c, 1, 200000, 0.3);
-    ds_bench_table_measure (t);
-    note_calls (t, "ds new", small_ds_new, &c, 1000);
-    note_calls (t, "ds reused", small_ds_reused, &c, 1000);
-    note_calls (t, "ds reused, keep-blocks", small_ds_kept, &c, 1000);
-    ds_bench_table_note (t, "reference, not this run: DALI 1.85 us through its interface "
-                         "(cudaMallocAsync per allocation 236 us; ds then 6.8 new / 4.2 reused), DESIGN.md; "
-                         "ds here, interface: new %.3gx, reused %.3gx that DALI figure",
-                         if_new->median_ns / 1850, if_reused->median_ns / 1850);
-    ds_bench_table_note (t, "a new scratchpad per lifecycle pays at least the order and the GObject (%.3f us) "
-                         "and the reused lifecycle (%.3f us, C): %.3f us; ds new (C) minus that: %+.0f ns",
-                         floor_->median_ns / 1000, ds_reused->median_ns / 1000,
-                         (floor_->median_ns + ds_reused->median_ns) / 1000,
-                         ds_new->median_ns - floor_->median_ns - ds_reused->median_ns);
-    ds_bench_table_note (t, "every median here is of lifecycles timed one at a time, each after a "
-                         "cudaStreamSynchronize (untimed); the timer's part of each: %.0f ns",
-                         timer_->median_ns);
-    ds_bench_table_target (t, "new scratchpad + order, C", ds_new->median_ns / 1000, "<=", 1.2, "us");
-    ds_bench_table_target (t, "new scratchpad + order, interface", if_new->median_ns / 1000, "<=", 1.2, "us");
-    ds_bench_table_target (t, "reused + release, C", ds_reused->median_ns / 1000, "<=", 0.5, "us");
-    ds_bench_table_target (t, "reused + release, interface", if_reused->median_ns / 1000, "<=", 0.5, "us");
-    ds_bench_table_target (t, "reused + release with keep-blocks (opt-in), C", ds_kept->median_ns / 1000, "<=", 0.5, "us");
-    ds_bench_table_target (t, "reused + release with keep-blocks (opt-in), interface", if_kept->median_ns / 1000, "<=", 0.5, "us");
-    ds_bench_table_target (t, "interface vs C, each allocation a call of its own (reused)",
-                           if_calls->median_ns / c_calls->median_ns, "<=", 1.1, "x");
     ds_bench_table_print (t);
   }
 
