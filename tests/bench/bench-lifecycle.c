@@ -460,6 +460,14 @@ typedef struct
   gboolean  iface;
 } CallsCase;
 
+/* sync_stream () for a CallsCase (the data its cases pass). */
+static void
+sync_calls_stream (gpointer data,
+                   guint    n)
+{
+  sync_stream (((const CallsCase *) data)->c, n);
+}
+
 static void
 small_calls_reused (gpointer data,
                     guint    n)
@@ -815,8 +823,8 @@ main (int    argc,
     if_reused = ds_bench_table_add_case (t, "ds: reused scratchpad + release (interface)", small_iface_reused, sync_stream, &c, 1, 200000, 1.0);
     ds_kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release (C)", small_ds_kept, sync_stream, &c, 1, 200000, 1.0);
     if_kept = ds_bench_table_add_case (t, "ds: reused, keep-blocks (opt-in) + release (interface)", small_iface_kept, sync_stream, &c, 1, 200000, 1.0);
-    c_calls = ds_bench_table_add_case (t, "ds: reused + release, each allocation a call of its own (C)", small_calls_reused, sync_stream, &by_c, 1, 200000, 1.0);
-    if_calls = ds_bench_table_add_case (t, "ds: reused + release, each allocation a call of its own (interface)", small_calls_reused, sync_stream, &by_iface, 1, 200000, 1.0);
+    c_calls = ds_bench_table_add_case (t, "ds: reused + release, each allocation a call of its own (C)", small_calls_reused, sync_calls_stream, &by_c, 1, 200000, 1.0);
+    if_calls = ds_bench_table_add_case (t, "ds: reused + release, each allocation a call of its own (interface)", small_calls_reused, sync_calls_stream, &by_iface, 1, 200000, 1.0);
     ds_bench_table_add_case (t, "default pools directly, each temporary", small_pool, sync_stream, &c, 1, 200000, 1.0);
     ds_bench_table_add_case (t, "cudaMallocAsync/cudaFreeAsync each", small_async, sync_stream, &c, 1, 200000, 1.0);
     if (have_cub)
