@@ -279,6 +279,14 @@ step_inspect () {
       fail "$label inspect $element: $(head -3 "$out" | tr '\n' ' ')"
     fi
   done
+  # GStreamer's own CUDA filters (the gstcuda-chain case): whether nvcodec
+  # registers them here, and what its loaders said if not.
+  out=$L/gst-inspect-nvcodec.log
+  env GST_PLUGIN_SYSTEM_PATH="$B/plugins" GST_REGISTRY="$WORK/registry-$label-nvcodec.bin" \
+      GST_REGISTRY_FORK=no GST_DEBUG="nvcodec:6,cudanvrtc:6,cudaloader:6,cudautils:5,GST_PLUGIN_LOADING:5" \
+      GST_DEBUG_NO_COLOR=1 \
+    "${RUN[@]}" "$B/bin/gst-inspect-1.0" nvcodec >"$out" 2>&1
+  say "$label inspect nvcodec: $(grep -cE '^ +cuda[a-z]+:' "$out") cuda* features ($(grep -oE '^ +cuda[a-z]+:' "$out" | xargs | head -c 200)); $(grep -E 'nvrtc|Could not|Failed|failed|error' "$out" | head -3 | cut -c1-200 | tr '\n' ' ')"
 }
 
 # enter_bundle LABEL: B, L, RUN and the environment of that bundle.
