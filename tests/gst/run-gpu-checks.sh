@@ -90,7 +90,10 @@ say "== $(nvidia-smi -L 2>/dev/null | head -1 || echo 'no GPU (no nvidia-smi)')"
 have_gpu=0
 nvidia-smi -L >/dev/null 2>&1 && have_gpu=1
 # GStreamer's CUDA filters (cudaconvertscale) compile their kernels with
-# NVRTC, which they open as libnvrtc.so: the machine's, wherever it is.
+# NVRTC, which they open as libnvrtc.so: the machine's, wherever it is,
+# unless GST_CUDA_NVRTC_LIBNAME names one. CUDA 13's refuses the
+# architecture GStreamer 1.22 and 1.26 ask for, and nvcodec then registers
+# no CUDA filter (the inspect step says so): name an older one (HACKING.md).
 if [[ -z ${GST_CUDA_NVRTC_LIBNAME:-} ]]; then
   for f in $(ldconfig -p 2>/dev/null | awk '/libnvrtc\.so/ {print $NF}') \
            /usr/local/cuda/lib64/libnvrtc.so* /usr/local/cuda-*/lib64/libnvrtc.so* \
