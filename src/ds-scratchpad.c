@@ -190,8 +190,9 @@ static __thread gchar ds_scratchpad_thread_token;
 # define THREAD_TOKEN() ((gpointer) &ds_scratchpad_thread_token)
 #endif
 
-/* The thread in a resource's code for @self, or NULL. Relaxed, not
- * g_atomic_pointer_get (): it orders nothing, it only tells. */
+/* The thread in a resource's code for @self, or NULL. Relaxed: it orders
+ * nothing, it only tells; g_atomic_pointer_set () would be a full barrier
+ * (an exchange on x86) twice per block taken and per release. */
 static inline gpointer
 resource_caller (const DsScratchpad *self)
 {
@@ -255,11 +256,15 @@ static void ds_scratchpad_iface_iface_init (DsScratchpadIfaceInterface *iface);
 /* The class, set once by class_init. DsScratchpad is final, so an instance
  * is one when its class is this one: the check of the paths taken once per
  * block and per release, which DS_IS_SCRATCHPAD () (a call to the get_type
- * function, then the comparison) only backs up for anything else. */
+ * function, then the comparison) only backs up for anything else. Relaxed
+ * atomics (one value, stored before any instance exists): so that
+ * ThreadSanitizer, which does not see GLib's class lock, does not take a
+ * read on another thread for a race. */
 static gpointer scratchpad_class;
 
 #define OF_SCRATCHPAD_CLASS(self) \
-  ((self) != NULL && (gpointer) ((GTypeInstance *) (self))->g_class == scratchpad_class)
+  ((self) != NULL && \
+   (gpointer) ((GTypeInstance *) (self))->g_class == __atomic_load_n (&scratchpad_class, __ATOMIC_RELAXED))
 #define RETURN_VAL_IF_NOT_SCRATCHPAD(self, val) \
   G_STMT_START { \
     if (!OF_SCRATCHPAD_CLASS (self)) \
@@ -1997,7 +2002,7 @@ ds_scratchpad_class_init (DsScratchpadClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
-  scratchpad_class = klass;
+  __atomic_store_n (&scratchpad_class, (gpointer) klass, __ATOMIC_RELAXED);
   object_class->dispose = ds_scratchpad_dispose;
   object_class->finalize = ds_scratchpad_finalize;
 
