@@ -109,6 +109,7 @@ typedef struct
 {
   gpointer ptr;
   gsize    size;
+  gpointer handle;   /* what ds_upstream_take () gave with it */
 } DsArenaBlock;
 
 typedef struct

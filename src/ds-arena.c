@@ -231,7 +231,7 @@ ds_arena_grow (DsArena             *arena,
   gsize a = alignment != 0 ? alignment : DS_ARENA_MIN_ALIGNMENT;
   gsize padding = a > DS_ARENA_BLOCK_ALIGNMENT ? a - DS_ARENA_BLOCK_ALIGNMENT : 0;
   gsize block_size;
-  gpointer block, ptr;
+  gpointer block, handle, ptr;
 
   block_size = growth_block_for (&arena->growth, size, padding, arena->n_blocks == 0);
   if (G_UNLIKELY (block_size == 0))
@@ -252,7 +252,8 @@ ds_arena_grow (DsArena             *arena,
       arena->blocks_capacity = capacity;
     }
 
-  block = ds_upstream_take (&arena->upstream, block_size, DS_ARENA_BLOCK_ALIGNMENT, order, error);
+  block = ds_upstream_take (&arena->upstream, block_size, DS_ARENA_BLOCK_ALIGNMENT, order,
+                            &handle, error);
   if (G_UNLIKELY (block == NULL))
     {
       if (error != NULL && *error == NULL)
@@ -267,7 +268,7 @@ ds_arena_grow (DsArena             *arena,
 
       ds_fence_batch_init (&batch);
       ds_fence_batch_give_back (&batch, &arena->upstream, block, block_size,
-                                DS_ARENA_BLOCK_ALIGNMENT, order);
+                                DS_ARENA_BLOCK_ALIGNMENT, handle, order);
       ds_fence_batch_finish (&batch);
       g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
                    "%s returned %p for %" G_GSIZE_FORMAT " bytes aligned to %" G_GSIZE_FORMAT
@@ -280,6 +281,7 @@ ds_arena_grow (DsArena             *arena,
   arena->taken = ds_arena_get_taken (arena);
   arena->blocks[arena->n_blocks].ptr = block;
   arena->blocks[arena->n_blocks].size = block_size;
+  arena->blocks[arena->n_blocks].handle = handle;
   arena->n_blocks++;
   arena->reserved += block_size;
   ds_growth_took (&arena->growth, block_size);
@@ -317,7 +319,7 @@ ds_arena_release (DsArena             *arena,
                   gboolean             keep,
                   GError             **error)
 {
-  DsArenaBlock kept = { NULL, 0 };
+  DsArenaBlock kept = { NULL, 0, NULL };
   guint n_back = arena->n_blocks;
   guint64 taken = ds_arena_get_taken (arena);
 
@@ -332,7 +334,8 @@ ds_arena_release (DsArena             *arena,
 
   for (guint i = n_back; i-- > 0;)
     ds_fence_batch_give_back (batch, &arena->upstream, arena->blocks[i].ptr,
-                              arena->blocks[i].size, DS_ARENA_BLOCK_ALIGNMENT, order);
+                              arena->blocks[i].size, DS_ARENA_BLOCK_ALIGNMENT,
+                              arena->blocks[i].handle, order);
 
   empty (arena);
   if (kept.ptr != NULL)

@@ -161,6 +161,7 @@ give_back (DsExportHold *hold)
           for (guint i = held->n_blocks; i-- > 0;)
             ds_fence_batch_give_back (&batch, &held->upstream, held->blocks[i].ptr,
                                       held->blocks[i].size, DS_ARENA_BLOCK_ALIGNMENT,
+                                      held->blocks[i].handle,
                                       held->order.type == DS_ACCESS_ORDER_TYPE_UNSET ?
                                       NULL : &held->order);
           if (ds_fence_batch_take_error (&batch, &error) != 0)

@@ -57,18 +57,41 @@ guint64  ds_fence_batch_get_fence (DsFenceBatch        *batch,
                                    DsFenceCounters     *counters,
                                    DsStreamState      **stream);
 
+void     ds_fence_batch_give_back_unfenced (DsFenceBatch        *batch,
+                                            const DsUpstream    *upstream,
+                                            gpointer             ptr,
+                                            gsize                size,
+                                            gsize                alignment,
+                                            const DsAccessOrder *order);
+
 /* Gives [ptr, ptr + size), taken from @upstream with @size and
  * @alignment, back in @order (NULL: host order). A fenced resource (a
- * pool) takes it under the batch's fence in a device order's stream;
- * another in its own way. A block that cannot be given back safely (its
- * stream could not be drained) is held back, never reused early:
- * ds_fence_batch_take_error () then says why. */
-void     ds_fence_batch_give_back (DsFenceBatch        *batch,
-                                   const DsUpstream    *upstream,
-                                   gpointer             ptr,
-                                   gsize                size,
-                                   gsize                alignment,
-                                   const DsAccessOrder *order);
+ * pool) takes it under the batch's fence in a device order's stream, by
+ * @handle if ds_upstream_take () gave one (else by address); another in
+ * its own way. A block that cannot be given back safely (its stream could not be
+ * drained) is held back, never reused early: ds_fence_batch_take_error ()
+ * then says why. */
+static inline void
+ds_fence_batch_give_back (DsFenceBatch        *batch,
+                          const DsUpstream    *upstream,
+                          gpointer             ptr,
+                          gsize                size,
+                          gsize                alignment,
+                          gpointer             handle,
+                          const DsAccessOrder *order)
+{
+  if (order != NULL && order->type != DS_ACCESS_ORDER_TYPE_DEVICE)
+    order = NULL;
+
+  if (G_LIKELY (handle != NULL))
+    upstream->fenced->give_back_block ((DsFencedResource *) upstream->resource, handle, order,
+                                       batch);
+  else if (upstream->fenced != NULL)
+    upstream->fenced->deallocate_fenced ((DsFencedResource *) upstream->resource, ptr, size,
+                                         alignment, order, batch);
+  else
+    ds_fence_batch_give_back_unfenced (batch, upstream, ptr, size, alignment, order);
+}
 
 guint    ds_fence_batch_take_error_slow (DsFenceBatch  *batch,
                                          GError       **error);

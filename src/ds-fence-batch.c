@@ -57,13 +57,13 @@ drained (DsFenceBatch        *batch,
 }
 
 /* A block for a resource that is not fenced (see ds_fence_batch_give_back ()). */
-static void
-give_back_unfenced (DsFenceBatch        *batch,
-                    const DsUpstream    *upstream,
-                    gpointer             ptr,
-                    gsize                size,
-                    gsize                alignment,
-                    const DsAccessOrder *order)
+void
+ds_fence_batch_give_back_unfenced (DsFenceBatch        *batch,
+                                   const DsUpstream    *upstream,
+                                   gpointer             ptr,
+                                   gsize                size,
+                                   gsize                alignment,
+                                   const DsAccessOrder *order)
 {
   GError *error = NULL;
 
@@ -90,24 +90,6 @@ give_back_unfenced (DsFenceBatch        *batch,
     batch->error = error;
   else
     g_error_free (error);
-}
-
-void
-ds_fence_batch_give_back (DsFenceBatch        *batch,
-                          const DsUpstream    *upstream,
-                          gpointer             ptr,
-                          gsize                size,
-                          gsize                alignment,
-                          const DsAccessOrder *order)
-{
-  if (order != NULL && order->type != DS_ACCESS_ORDER_TYPE_DEVICE)
-    order = NULL;
-
-  if (G_LIKELY (upstream->fenced != NULL))
-    upstream->fenced->deallocate_fenced ((DsFencedResource *) upstream->resource, ptr, size,
-                                         alignment, order, batch);
-  else
-    give_back_unfenced (batch, upstream, ptr, size, alignment, order);
 }
 
 guint

@@ -37,6 +37,17 @@ struct _DsFencedResourceInterface
 {
   GTypeInterface g_iface;
 
+  /* Takes a block of @size bytes aligned to @alignment for an arena, in
+   * @order (NULL or a host order: usable at once), as allocate_async ()
+   * does; *@handle: the resource's record of it, which gives it back
+   * (give_back_block ()) without a lookup by address. */
+  gpointer       (*take_block)        (DsFencedResource    *self,
+                                       gsize                size,
+                                       gsize                alignment,
+                                       const DsAccessOrder *order,
+                                       gpointer            *handle,
+                                       GError             **error);
+
   /* Takes back [ptr, ptr + size), handed out with @size and @alignment,
    * under @batch's fence in @order's stream (a device order), or as
    * reusable at once (@order NULL). */
@@ -44,6 +55,14 @@ struct _DsFencedResourceInterface
                                        gpointer             ptr,
                                        gsize                size,
                                        gsize                alignment,
+                                       const DsAccessOrder *order,
+                                       DsFenceBatch        *batch);
+
+  /* The same for the block of @handle (from take_block ()): under @batch's
+   * fence in @order's stream (a device order), or as reusable at once
+   * (@order NULL). */
+  void           (*give_back_block)   (DsFencedResource    *self,
+                                       gpointer             handle,
                                        const DsAccessOrder *order,
                                        DsFenceBatch        *batch);
 

@@ -9,7 +9,9 @@
  * refused with an error there instead of crashing at the first block, and
  * whose fenced deallocation (DsFencedResource: the pools) was looked up
  * at the same time. Blocks are taken with ds_upstream_take () and given
- * back through a release batch (ds_fence_batch_give_back ()).
+ * back through a release batch (ds_fence_batch_give_back ()): a fenced
+ * resource's with the record it handed out with each, so that neither way
+ * looks a block up by its address.
  */
 
 #pragma once
@@ -34,14 +36,21 @@ gboolean ds_upstream_bind (DsUpstream        *self,
 
 /* A block of @size bytes aligned to @alignment (both checked already): in
  * @order for a stream-ordered resource and a device order, else usable at
- * once. */
+ * once. *@handle: a fenced resource's record of it, to give it back with
+ * (ds_fence_batch_give_back ()); NULL for any other resource. */
 static inline gpointer
 ds_upstream_take (const DsUpstream     *self,
                   gsize                 size,
                   gsize                 alignment,
                   const DsAccessOrder  *order,
+                  gpointer             *handle,
                   GError              **error)
 {
+  if (G_LIKELY (self->fenced != NULL))
+    return self->fenced->take_block ((DsFencedResource *) self->resource, size, alignment,
+                                     order, handle, error);
+
+  *handle = NULL;
   if (order != NULL && self->iface->allocate_async != NULL)
     return self->iface->allocate_async (self->resource, size, alignment, order, error);
 

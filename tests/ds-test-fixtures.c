@@ -171,7 +171,10 @@ ds_test_batch_give_back (DsFenceBatch         *batch,
   DsUpstream upstream;
 
   g_assert_true (ds_upstream_bind (&upstream, resource, NULL));
-  ds_fence_batch_give_back (batch, &upstream, ptr, size, alignment != 0 ? alignment : 16, order);
+  /* By address (no handle), as a block the test took from the resource's
+   * own API. */
+  ds_fence_batch_give_back (batch, &upstream, ptr, size, alignment != 0 ? alignment : 16, NULL,
+                            order);
   return ds_fence_batch_take_error (batch, error) == 0;
 }
 

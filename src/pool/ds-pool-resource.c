@@ -933,22 +933,20 @@ take_from_others (DsPoolResource      *self,
   return b;
 }
 
-/* Takes a block of @size bytes aligned to @alignment (validated) for use
- * in @order (NULL or host order: by anyone, at once). */
-static gpointer
-pool_alloc (DsPoolResource       *self,
-            gsize                 size,
-            gsize                 alignment,
-            const DsAccessOrder  *order,
-            GError              **error)
+/* Hands out a block of @size (> 0) bytes aligned to @alignment
+ * (validated) for use in @order (NULL or host order: by anyone, at once):
+ * its record, or NULL with @error set. */
+static inline DsPoolBlock *
+pool_take (DsPoolResource       *self,
+           gsize                 size,
+           gsize                 alignment,
+           const DsAccessOrder  *order,
+           GError              **error)
 {
   DsPoolRequest request;
   DsPoolShard *shard;
   DsPoolBlock *b = NULL;
   gboolean hit = FALSE;
-
-  if (G_UNLIKELY (size == 0))
-    return NULL;
 
   file_request (self, &request, size, alignment, order);
   shard = self->shards[request.home];
@@ -970,7 +968,7 @@ pool_alloc (DsPoolResource       *self,
           if (ss != NULL)
             ds_stream_state_unref (ss);
           ds_pool_observe (self, shard, DS_OBSERVER_EVENT_HIT, b->up_size);
-          return b->ptr;
+          return b;
         }
       ds_pool_shard_unlock (shard);
 
@@ -995,7 +993,24 @@ pool_alloc (DsPoolResource       *self,
   ds_pool_observe (self, hit ? shard : NULL,
                   hit ? DS_OBSERVER_EVENT_HIT : DS_OBSERVER_EVENT_MISS, b->up_size);
 
-  return b->ptr;
+  return b;
+}
+
+/* pool_take () for a caller that knows the address only. */
+static gpointer
+pool_alloc (DsPoolResource       *self,
+            gsize                 size,
+            gsize                 alignment,
+            const DsAccessOrder  *order,
+            GError              **error)
+{
+  DsPoolBlock *b;
+
+  if (G_UNLIKELY (size == 0))
+    return NULL;
+
+  b = pool_take (self, size, alignment, order, error);
+  return b != NULL ? b->ptr : NULL;
 }
 
 /* Locks the shard @b belongs to: its home, which changes only under the
@@ -1016,39 +1031,24 @@ lock_home (DsPoolResource *self,
     }
 }
 
-/* Takes back a block given back, if the pool handed it out with @size and
- * @alignment (else a critical, and nothing changes), into its home shard
- * (that of the thread it was handed out to). @ss (borrowed) and @seq: the
- * fence it was given back under, or NULL when it is reusable by anyone at
- * once. */
-static void
-pool_free (DsPoolResource      *self,
-           gpointer             ptr,
-           gsize                size,
-           gsize                alignment,
-           DsStreamState       *ss,
-           guint64              seq,
-           const DsAccessOrder *order)
+/* Takes back @b, handed out with @size and @alignment in state @state,
+ * into its home shard (that of the thread it was handed out to), if it
+ * is still in that state (else a critical: it was given back twice).
+ * @ss (borrowed) and @seq: the fence it was given back under, or NULL
+ * when it is reusable by anyone at once. */
+static inline void
+pool_put (DsPoolResource      *self,
+          DsPoolBlock         *b,
+          guint64              state,
+          gsize                size,
+          gsize                alignment,
+          DsStreamState       *ss,
+          guint64              seq,
+          const DsAccessOrder *order)
 {
   DsPoolShard *shard;
-  DsPoolBlock *b;
-  guint64 state = 0;
   gsize pending, demand, up_size;
   gboolean check;
-
-  if (G_UNLIKELY (alignment == 0))
-    alignment = 16;
-  b = ds_pool_registry_find_fast (self->registry, ptr, size, alignment, &state);
-  if (G_UNLIKELY (b == NULL))
-    b = ds_pool_registry_find (self->registry, self, ptr, size, alignment, &state);
-  if (G_UNLIKELY (b == NULL))
-    {
-      shard = current_shard (self);
-      ds_pool_shard_lock (shard);
-      shard->refused++;
-      ds_pool_shard_unlock (shard);
-      return;
-    }
 
   if (ss != NULL && ds_stream_state_known_complete (ss, seq))
     ss = NULL;
@@ -1062,7 +1062,7 @@ pool_free (DsPoolResource      *self,
     {
       shard->refused++;
       ds_pool_shard_unlock (shard);
-      ds_pool_block_refuse_twice (self, ptr, size, alignment);
+      ds_pool_block_refuse_twice (self, b->ptr, size, alignment);
       return;
     }
 
@@ -1086,6 +1086,39 @@ pool_free (DsPoolResource      *self,
 
   if (G_UNLIKELY (check))
     ds_pool_release_idle (self, ss, seq, order);
+}
+
+/* pool_put () for a caller that knows the address only: the block the
+ * pool handed out at @ptr with @size and @alignment (else a critical, and
+ * nothing changes). */
+static void
+pool_free (DsPoolResource      *self,
+           gpointer             ptr,
+           gsize                size,
+           gsize                alignment,
+           DsStreamState       *ss,
+           guint64              seq,
+           const DsAccessOrder *order)
+{
+  DsPoolBlock *b;
+  guint64 state = 0;
+
+  if (G_UNLIKELY (alignment == 0))
+    alignment = 16;
+  b = ds_pool_registry_find_fast (self->registry, ptr, size, alignment, &state);
+  if (G_UNLIKELY (b == NULL))
+    b = ds_pool_registry_find (self->registry, self, ptr, size, alignment, &state);
+  if (G_UNLIKELY (b == NULL))
+    {
+      DsPoolShard *shard = current_shard (self);
+
+      ds_pool_shard_lock (shard);
+      shard->refused++;
+      ds_pool_shard_unlock (shard);
+      return;
+    }
+
+  pool_put (self, b, state, size, alignment, ss, seq, order);
 }
 
 /* DsMemoryResource and release batches ---------------------------------------------- */
@@ -1125,8 +1158,45 @@ ds_pool_resource_allocate_async (DsMemoryResource     *resource,
   return pool_alloc ((DsPoolResource *) resource, size, alignment, order, error);
 }
 
-/* A block given back as part of @batch: under the batch's fence in
- * @order's stream (one per stream per batch), or at once in host order. */
+/* The fence of @batch in @order's stream (a device order), counting the
+ * CUDA calls that made it in the calling thread's shard. */
+static inline guint64
+batch_fence (DsPoolResource      *self,
+             DsFenceBatch        *batch,
+             const DsAccessOrder *order,
+             DsStreamState      **ss)
+{
+  DsFenceCounters counters;
+  guint64 seq;
+
+  memset (&counters, 0, sizeof counters);
+  seq = ds_fence_batch_get_fence (batch, order, &counters, ss);
+  if (G_UNLIKELY (counters.events_recorded + counters.events_created + counters.event_queries +
+                  counters.stream_waits + counters.event_waits != 0))
+    ds_pool_add_counters (current_shard (self), &counters);
+
+  return seq;
+}
+
+/* An arena's block (DsFencedResource): handed out with its record, which
+ * takes it back without a lookup by address. */
+static gpointer
+ds_pool_resource_take_block (DsFencedResource     *resource,
+                             gsize                 size,
+                             gsize                 alignment,
+                             const DsAccessOrder  *order,
+                             gpointer             *handle,
+                             GError              **error)
+{
+  DsPoolBlock *b = pool_take ((DsPoolResource *) resource, size, alignment, order, error);
+
+  *handle = b;
+  return b != NULL ? b->ptr : NULL;
+}
+
+/* A block given back by address as part of @batch: under the batch's
+ * fence in @order's stream (one per stream per batch), or at once in host
+ * order. */
 static void
 ds_pool_resource_deallocate_fenced (DsFencedResource    *resource,
                                     gpointer             ptr,
@@ -1136,7 +1206,6 @@ ds_pool_resource_deallocate_fenced (DsFencedResource    *resource,
                                     DsFenceBatch        *batch)
 {
   DsPoolResource *self = (DsPoolResource *) resource;
-  DsFenceCounters counters;
   DsStreamState *ss;
   guint64 seq;
 
@@ -1146,12 +1215,35 @@ ds_pool_resource_deallocate_fenced (DsFencedResource    *resource,
       return;
     }
 
-  memset (&counters, 0, sizeof counters);
-  seq = ds_fence_batch_get_fence (batch, order, &counters, &ss);
-  if (G_UNLIKELY (counters.events_recorded + counters.events_created + counters.event_queries +
-                  counters.stream_waits + counters.event_waits != 0))
-    ds_pool_add_counters (current_shard (self), &counters);
+  seq = batch_fence (self, batch, order, &ss);
   pool_free (self, ptr, size, alignment, ss, seq, order);
+}
+
+/* The block of @handle given back as part of @batch: under the batch's
+ * fence in @order's stream (one per stream per batch), or at once in host
+ * order. */
+static void
+ds_pool_resource_give_back_block (DsFencedResource    *resource,
+                                  gpointer             handle,
+                                  const DsAccessOrder *order,
+                                  DsFenceBatch        *batch)
+{
+  DsPoolResource *self = (DsPoolResource *) resource;
+  DsPoolBlock *b = handle;
+  guint64 state = __atomic_load_n (&b->state, __ATOMIC_RELAXED);
+  gsize size = __atomic_load_n (&b->size, __ATOMIC_RELAXED);
+  gsize alignment = __atomic_load_n (&b->alignment, __ATOMIC_RELAXED);
+  DsStreamState *ss;
+  guint64 seq;
+
+  if (order == NULL || order->type != DS_ACCESS_ORDER_TYPE_DEVICE)
+    {
+      pool_put (self, b, state, size, alignment, NULL, 0, NULL);
+      return;
+    }
+
+  seq = batch_fence (self, batch, order, &ss);
+  pool_put (self, b, state, size, alignment, ss, seq, order);
 }
 
 static void
@@ -1212,6 +1304,8 @@ static void
 ds_pool_resource_fenced_init (DsFencedResourceInterface *iface)
 {
   iface->deallocate_fenced = ds_pool_resource_deallocate_fenced;
+  iface->take_block = ds_pool_resource_take_block;
+  iface->give_back_block = ds_pool_resource_give_back_block;
   iface->get_binding = ds_pool_resource_get_binding;
 }
 
