@@ -102,11 +102,13 @@ struct _DsScratchpad
   gboolean            keep_blocks;
 
   /* UNSET device_order: the legacy default stream of the current device,
-   * resolved at the first allocation that needs a device. UNSET dealloc
-   * orders: the device order. */
+   * resolved at the first allocation that needs a device. The dealloc
+   * orders, rarely set, live apart (owned; NULL: the device order), which
+   * keeps the instance within what malloc's per-thread cache serves
+   * (1,032 bytes with glibc; past it every new scratchpad costs more). */
   DsAccessOrder       device_order;
-  DsAccessOrder       pinned_dealloc_order;
-  DsAccessOrder       managed_dealloc_order;
+  DsAccessOrder      *pinned_dealloc_order;
+  DsAccessOrder      *managed_dealloc_order;
 
   /* What its blocks read (generation, exports, their order). */
   DsBlockSource       source;
@@ -134,6 +136,8 @@ G_STATIC_ASSERT (G_STRUCT_OFFSET (DsScratchpad, windows[DS_MEMORY_KIND_MANAGED])
                  G_STRUCT_OFFSET (DsScratchpadHead, managed));
 G_STATIC_ASSERT (sizeof (DsScratchpadHead) == sizeof (GObject) + DS_N_MEMORY_KINDS * sizeof (DsBumpWindow));
 G_STATIC_ASSERT (sizeof (DsBumpWindow) == 2 * sizeof (guintptr));
+/* Within glibc's per-thread cache of freed chunks (see device_order). */
+G_STATIC_ASSERT (sizeof (DsScratchpad) <= 1032);
 
 /* The order @kind memory goes back in (NULL for host memory). */
 static inline const DsAccessOrder *
@@ -143,12 +147,12 @@ ds_scratchpad_dealloc_order (DsScratchpad *self,
   switch (kind)
     {
     case DS_MEMORY_KIND_PINNED:
-      if (self->pinned_dealloc_order.type != DS_ACCESS_ORDER_TYPE_UNSET)
-        return &self->pinned_dealloc_order;
+      if (self->pinned_dealloc_order != NULL)
+        return self->pinned_dealloc_order;
       return &self->device_order;
     case DS_MEMORY_KIND_MANAGED:
-      if (self->managed_dealloc_order.type != DS_ACCESS_ORDER_TYPE_UNSET)
-        return &self->managed_dealloc_order;
+      if (self->managed_dealloc_order != NULL)
+        return self->managed_dealloc_order;
       return &self->device_order;
     case DS_MEMORY_KIND_DEVICE:
       return &self->device_order;
@@ -1092,6 +1096,24 @@ set_order (DsScratchpad        *self,
   return TRUE;
 }
 
+/* Sets *@dest, a dealloc order (NULL: the device order), to a copy of
+ * @src (NULL or unset: none); whether that changed it (as set_order ()). */
+static gboolean
+set_dealloc_order (DsScratchpad         *self,
+                   DsAccessOrder       **dest,
+                   const DsAccessOrder  *src)
+{
+  if (src != NULL && src->type == DS_ACCESS_ORDER_TYPE_UNSET)
+    src = NULL;
+  if (src == NULL ? *dest == NULL : *dest != NULL && memcmp (*dest, src, sizeof *src) == 0)
+    return FALSE;
+
+  ds_scratchpad_unsettle (self);
+  g_free (*dest);
+  *dest = src != NULL ? g_memdup2 (src, sizeof *src) : NULL;
+  return TRUE;
+}
+
 /* Sets the resource of @kind; whether that changed it (as set_order ()). */
 static gboolean
 set_resource (DsScratchpad     *self,
@@ -1271,10 +1293,10 @@ ds_scratchpad_set_property (GObject      *object,
       changed = set_order (self, &self->device_order, g_value_get_boxed (value));
       break;
     case PROP_PINNED_DEALLOC_ORDER:
-      changed = set_order (self, &self->pinned_dealloc_order, g_value_get_boxed (value));
+      changed = set_dealloc_order (self, &self->pinned_dealloc_order, g_value_get_boxed (value));
       break;
     case PROP_MANAGED_DEALLOC_ORDER:
-      changed = set_order (self, &self->managed_dealloc_order, g_value_get_boxed (value));
+      changed = set_dealloc_order (self, &self->managed_dealloc_order, g_value_get_boxed (value));
       break;
     case PROP_INITIAL_SIZE_HOST:
     case PROP_INITIAL_SIZE_PINNED:
@@ -1993,6 +2015,8 @@ ds_scratchpad_finalize (GObject *object)
       g_clear_object (&self->resources[kind]);
       ds_arena_clear (&self->arenas[kind]);
     }
+  g_free (self->pinned_dealloc_order);
+  g_free (self->managed_dealloc_order);
 
   G_OBJECT_CLASS (ds_scratchpad_parent_class)->finalize (object);
 }
@@ -2062,10 +2086,10 @@ ds_scratchpad_new_full (const DsAccessOrder *device_order,
    * GValue round trips on a per-unit-of-work path. */
   if (device_order != NULL)
     self->device_order = *device_order;
-  if (pinned_dealloc_order != NULL)
-    self->pinned_dealloc_order = *pinned_dealloc_order;
-  if (managed_dealloc_order != NULL)
-    self->managed_dealloc_order = *managed_dealloc_order;
+  if (pinned_dealloc_order != NULL && pinned_dealloc_order->type != DS_ACCESS_ORDER_TYPE_UNSET)
+    self->pinned_dealloc_order = g_memdup2 (pinned_dealloc_order, sizeof *pinned_dealloc_order);
+  if (managed_dealloc_order != NULL && managed_dealloc_order->type != DS_ACCESS_ORDER_TYPE_UNSET)
+    self->managed_dealloc_order = g_memdup2 (managed_dealloc_order, sizeof *managed_dealloc_order);
   if (initial_sizes != NULL)
     for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
       ds_scratchpad_set_initial_size (self, kind, initial_sizes[kind]);
