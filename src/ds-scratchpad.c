@@ -469,7 +469,7 @@ take_block_in_resource (DsScratchpad  *self,
   if (G_UNLIKELY (!ds_arena_is_bound (arena)) && !set_up_kind (self, kind, error))
     return NULL;
 
-  if (kind == DS_MEMORY_KIND_DEVICE && ds_access_order_is_device (&self->device_order))
+  if (kind == DS_MEMORY_KIND_DEVICE && self->device_order.type == DS_ACCESS_ORDER_TYPE_DEVICE)
     order = &self->device_order;
   if (kind == DS_MEMORY_KIND_HOST || (self->self_scoped & (1u << kind)))
     {
