@@ -90,6 +90,13 @@ guint64        ds_stream_state_check        (DsStreamState       *self,
                                              guint64              seq,
                                              const DsAccessOrder *order,
                                              DsFenceCounters     *counters);
+/* Checks the stream for a release already numbered (@seq) now, due or
+ * not, unless it is known complete or has an event: for a block large
+ * enough to be worth the query at once. */
+guint64        ds_stream_state_check_now    (DsStreamState       *self,
+                                             guint64              seq,
+                                             const DsAccessOrder *order,
+                                             DsFenceCounters     *counters);
 /* Whether the fence @seq has completed; checks without waiting (an event
  * query). A fence without an event cannot be checked here. */
 gboolean       ds_stream_state_poll         (DsStreamState       *self,

@@ -595,26 +595,17 @@ check_stream (DsStreamState   *ss,
   return recorded;
 }
 
-/* Checks the release @seq now if it is due (see wants_check ()). */
+/* Checks the release @seq now (in a process with a device): a query of
+ * its stream, else an event; the seq, or DS_FENCE_LOST. */
 static guint64
-check_if_due (DsStreamState       *self,
-              guint64              seq,
-              const DsAccessOrder *order,
-              gboolean             forced,
-              DsFenceCounters     *counters)
+check_now (DsStreamState       *self,
+           guint64              seq,
+           const DsAccessOrder *order,
+           DsFenceCounters     *counters)
 {
   DsCudaScope scope;
   gboolean query = TRUE;
 
-  /* Without a device nothing can have been queued. */
-  if (G_UNLIKELY (!ds_cuda_ensure_available (NULL)))
-    {
-      mark_completed (self, seq);
-      return seq;
-    }
-
-  if (!wants_check (self, seq, forced))
-    return seq;
   observe_stream (self, DS_OBSERVER_EVENT_FENCE_CHECK);
 
   /* An explicit stream is asked without entering its scope: an idle one
@@ -653,6 +644,26 @@ check_if_due (DsStreamState       *self,
   return seq;
 }
 
+/* Checks the release @seq now if it is due (see wants_check ()). */
+static guint64
+check_if_due (DsStreamState       *self,
+              guint64              seq,
+              const DsAccessOrder *order,
+              gboolean             forced,
+              DsFenceCounters     *counters)
+{
+  /* Without a device nothing can have been queued. */
+  if (G_UNLIKELY (!ds_cuda_ensure_available (NULL)))
+    {
+      mark_completed (self, seq);
+      return seq;
+    }
+
+  if (!wants_check (self, seq, forced))
+    return seq;
+  return check_now (self, seq, order, counters);
+}
+
 guint64
 ds_stream_state_record (DsStreamState       *self,
                         const DsAccessOrder *order,
@@ -674,4 +685,22 @@ ds_stream_state_check (DsStreamState       *self,
     return seq;
 
   return check_if_due (self, seq, order, TRUE, counters);
+}
+
+guint64
+ds_stream_state_check_now (DsStreamState       *self,
+                           guint64              seq,
+                           const DsAccessOrder *order,
+                           DsFenceCounters     *counters)
+{
+  if (seq == DS_FENCE_LOST || ds_stream_state_known_complete (self, seq) ||
+      ds_stream_state_is_fenced (self, seq))
+    return seq;
+  if (G_UNLIKELY (!ds_cuda_ensure_available (NULL)))
+    {
+      mark_completed (self, seq);
+      return seq;
+    }
+
+  return check_now (self, seq, order, counters);
 }

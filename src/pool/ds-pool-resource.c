@@ -1158,12 +1158,25 @@ ds_pool_resource_allocate_async (DsMemoryResource     *resource,
   return pool_alloc ((DsPoolResource *) resource, size, alignment, order, error);
 }
 
-/* The fence of @batch in @order's stream (a device order), counting the
- * CUDA calls that made it in the calling thread's shard. */
+/* A block of this many bytes or more given back alone, by address, in a
+ * stream's order (deallocate_async (): a framework's tensor, through
+ * libds-alloc) has the stream checked at once (a query; an event if the
+ * stream is busy) rather than at the stream's next due check (every 8th
+ * release while other streams want its blocks): it is worth far more than
+ * the query, and the next request from any stream can take it (known
+ * complete, or behind a stream wait) instead of memory from upstream. An
+ * arena's blocks go back many per release under one fence, and keep the
+ * rule of ds_stream_state_record (). */
+#define DS_POOL_CHECK_AT_ONCE_SIZE ((gsize) 1 << 20)
+
+/* The fence of @batch in @order's stream (a device order), checked now if
+ * @at_once, counting the CUDA calls that made it in the calling thread's
+ * shard. */
 static inline guint64
 batch_fence (DsPoolResource      *self,
              DsFenceBatch        *batch,
              const DsAccessOrder *order,
+             gboolean             at_once,
              DsStreamState      **ss)
 {
   DsFenceCounters counters;
@@ -1171,6 +1184,8 @@ batch_fence (DsPoolResource      *self,
 
   memset (&counters, 0, sizeof counters);
   seq = ds_fence_batch_get_fence (batch, order, &counters, ss);
+  if (G_UNLIKELY (at_once))
+    seq = ds_stream_state_check_now (*ss, seq, order, &counters);
   if (G_UNLIKELY (counters.events_recorded + counters.events_created + counters.event_queries +
                   counters.stream_waits + counters.event_waits != 0))
     ds_pool_add_counters (current_shard (self), &counters);
@@ -1215,7 +1230,7 @@ ds_pool_resource_deallocate_fenced (DsFencedResource    *resource,
       return;
     }
 
-  seq = batch_fence (self, batch, order, &ss);
+  seq = batch_fence (self, batch, order, size >= DS_POOL_CHECK_AT_ONCE_SIZE, &ss);
   pool_free (self, ptr, size, alignment, ss, seq, order);
 }
 
@@ -1242,7 +1257,7 @@ ds_pool_resource_give_back_block (DsFencedResource    *resource,
       return;
     }
 
-  seq = batch_fence (self, batch, order, &ss);
+  seq = batch_fence (self, batch, order, FALSE, &ss);
   pool_put (self, b, state, size, alignment, ss, seq, order);
 }
 

@@ -723,13 +723,14 @@ test_reuse_behind_wait (void)
   g_autoptr(DsMemoryResource) pool = NULL;
   DsAccessOrder a, b;
   DsPoolStats stats;
-  gpointer first, again, unfenced, other;
+  gpointer first, again, unfenced, other, large, large_again;
   gint64 a_tail;
 
   g_test_summary ("A miss on one stream in a pool over its release threshold and 1.5 times "
                   "what is in use takes a block another stream gave back while its kernel "
                   "ran, behind a stream wait for its event (the host does not wait), and "
-                  "leaves a block given back without an event alone");
+                  "leaves a block below 1 MiB given back without an event alone; a block "
+                  "of 1 MiB or more has its stream checked at once");
 
   gpu_reset (&models[1]);
   ds_access_order_init_stream (&a, &gpu.streams[0], 0);
@@ -750,20 +751,32 @@ test_reuse_behind_wait (void)
   /* B's kernel runs after A's. */
   g_assert_cmpint (gpu.streams[1].tail, >, a_tail);
 
-  /* Its second release is not checked (no other stream has asked for its
-   * blocks 8 times): no event, and B takes new memory. */
-  unfenced = take_and_run (pool, 2 * MiB, &a, 0, 1000000);
-  g_assert_true (ds_memory_resource_deallocate_async (pool, unfenced, 2 * MiB, 256, &a, NULL));
-  other = take_and_run (pool, 2 * MiB, &b, 1, 1000);
+  /* Its second release of a block below 1 MiB is not checked (no other
+   * stream has asked for its blocks 8 times): no event, and B takes new
+   * memory. */
+  unfenced = take_and_run (pool, 512 * 1024, &a, 0, 1000000);
+  g_assert_true (ds_memory_resource_deallocate_async (pool, unfenced, 512 * 1024, 256, &a, NULL));
+  other = take_and_run (pool, 512 * 1024, &b, 1, 1000);
   ds_pool_resource_get_stats (DS_POOL_RESOURCE (pool), &stats);
   g_assert_true (other != unfenced);
   g_assert_cmpuint (stats.stream_waits, ==, 1);
   g_assert_cmpuint (stats.upstream_allocations, ==, 3);
+
+  /* A block of 1 MiB or more has its stream checked at once, due or not:
+   * its kernel runs, so an event, and B takes it behind a stream wait. */
+  large = take_and_run (pool, 2 * MiB, &a, 0, 1000000);
+  g_assert_true (ds_memory_resource_deallocate_async (pool, large, 2 * MiB, 256, &a, NULL));
+  large_again = take_and_run (pool, 2 * MiB, &b, 1, 1000);
+  ds_pool_resource_get_stats (DS_POOL_RESOURCE (pool), &stats);
+  g_assert_true (large_again == large);
+  g_assert_cmpuint (stats.stream_waits, ==, 2);
+  g_assert_cmpuint (stats.upstream_allocations, ==, 4);
   g_assert_cmpuint (gpu.host_waits, ==, 0);
 
   gpu.hot = FALSE;
   g_assert_true (ds_memory_resource_deallocate_async (pool, again, MiB, 256, &b, NULL));
-  g_assert_true (ds_memory_resource_deallocate_async (pool, other, 2 * MiB, 256, &b, NULL));
+  g_assert_true (ds_memory_resource_deallocate_async (pool, other, 512 * 1024, 256, &b, NULL));
+  g_assert_true (ds_memory_resource_deallocate_async (pool, large_again, 2 * MiB, 256, &b, NULL));
   g_assert_finalize_object (g_steal_pointer (&pool));
   ds_clock_set_for_testing (NULL);
   g_assert_cmpuint (up->held, ==, 0);
