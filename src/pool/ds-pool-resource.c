@@ -111,7 +111,8 @@
  * Sizes are rounded up to size classes: multiples of 256 bytes up to
  * 2 KiB, then four classes per power of two (at most 25% more than asked).
  * A request whose class has no cached block it may use takes one of up to
- * four classes above (from 2 KiB on, at most twice the size of its class)
+ * eight classes above (from 2 KiB on, at most four times the size of its
+ * class)
  * before the pool takes a new block from upstream, so that a workload of
  * many sizes does not hold the peak of each class at once.
  * Requests larger than [property@Ds.PoolResource:max-cached-size] or
