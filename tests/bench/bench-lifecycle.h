@@ -8,6 +8,7 @@
 
 #include "ds-bench.h"
 #include "ds-bench-cub.h"
+#include "ds-bench-dali.h"
 
 G_BEGIN_DECLS
 
@@ -35,6 +36,7 @@ typedef struct
   guint8           *floor_blocks[3];  /* the small temporaries' bump floor */
   DsMemoryResource *pools[DS_N_MEMORY_KINDS];
   void             *cub;
+  const DsBenchDali *dali;     /* NULL without DALI (ds-bench-dali.h) */
   Plan             *plans;
   guint             next_plan;
   const Temp       *temps;
