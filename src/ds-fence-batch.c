@@ -113,6 +113,10 @@ ds_fence_batch_finish_slow (DsFenceBatch *batch)
     ds_stream_state_end_loan (batch->fences[i].stream, &batch->fences[i].loan);
   batch->n_fences = 0;
   batch->n_drained = 0;
-  g_clear_error (&batch->error);
+  if (G_UNLIKELY (batch->error != NULL))
+    {
+      g_error_free (batch->error);
+      batch->error = NULL;
+    }
   batch->n_held_back = 0;
 }

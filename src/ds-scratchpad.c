@@ -175,13 +175,17 @@ ds_scratchpad_held_kinds (const DsScratchpad *self)
 }
 
 /* One scratchpad is used by one thread at a time. The entry points that
- * bindings reach (ds_scratchpad_alloc_block (), the uploads, release)
+ * bindings reach (ds_scratchpad_alloc_block (), the uploads, the release
+ * Python makes: ds_scratchpad_try_release ()) and g_object_run_dispose ()
  * mark it in use by the calling thread for their duration: FALSE if
  * another thread is inside, which is a programmer's error in C but easily
- * made from Python, whose threads run while a call is in C. The C
- * allocation path does not: its bump cannot afford it, and its races are
- * the caller's, which ThreadSanitizer finds; its slow path only refuses
- * while a resource's code runs for the scratchpad (see resource_caller ()).
+ * made from Python, whose threads run while a call is in C. The C paths
+ * of a unit of work (the allocation, ds_scratchpad_release (), the last
+ * unref) do not: the mark is an atomic read-modify-write, ~5 ns per
+ * lifecycle on an H100 host (bench-lifecycle's empty release), and their
+ * races are the caller's, which ThreadSanitizer finds. They refuse what
+ * they see without it: a resource's code running for the scratchpad (see
+ * resource_caller ()), and, for the release, another thread inside.
  * *@nested: the calling thread was inside already (ds_scratchpad_leave ()
  * then leaves it so). */
 /* What stands for the calling thread: its thread pointer (the address of
@@ -237,6 +241,16 @@ ds_scratchpad_leave (DsScratchpad *self,
 {
   if (!nested)
     __atomic_store_n (&self->user, NULL, __ATOMIC_RELEASE);
+}
+
+/* Whether another thread is inside (seen without taking the scratchpad:
+ * only what ds_scratchpad_enter () of another thread stored before). */
+static inline gboolean
+inside_elsewhere (DsScratchpad *self)
+{
+  gpointer user = __atomic_load_n (&self->user, __ATOMIC_RELAXED);
+
+  return user != NULL && user != THREAD_TOKEN ();
 }
 
 /* DS_ERROR_BUSY for a request of @self that another thread is inside, or
@@ -367,7 +381,7 @@ note_self_scoped (DsScratchpad *self,
 
 /* Binds @kind's arena to its upstream: the resource given (of that kind),
  * else the default of the device order's device and context. */
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 set_up_kind (DsScratchpad  *self,
              DsMemoryKind   kind,
              GError       **error)
@@ -426,6 +440,27 @@ static gpointer take_block_in_resource (DsScratchpad  *self,
                                         gsize          alignment,
                                         GError       **error);
 
+/* @ptr, a block just taken for @kind (or NULL with *@error set), unless
+ * the resource disposed the scratchpad meanwhile: then NULL with
+ * DS_ERROR_DISPOSED, and the block stays in the arena until finalize (or
+ * a release) gives it back. */
+static G_GNUC_NO_INLINE gpointer
+block_refused (DsScratchpad  *self,
+               DsMemoryKind   kind,
+               gpointer       ptr,
+               GError       **error)
+{
+  if (G_UNLIKELY (self->disposed) && ptr != NULL)
+    {
+      self->windows[kind].end = self->windows[kind].cur;
+      g_set_error (error, DS_ERROR, DS_ERROR_DISPOSED,
+                   "The scratchpad was disposed by its %s resource while it allocated",
+                   ds_memory_kind_get_nick (kind));
+      return NULL;
+    }
+  return ptr;
+}
+
 static gpointer
 take_block (DsScratchpad  *self,
             DsMemoryKind   kind,
@@ -441,16 +476,8 @@ take_block (DsScratchpad  *self,
   ptr = take_block_in_resource (self, kind, size, alignment, error);
   set_resource_caller (self, NULL);
 
-  /* The resource disposed the scratchpad: the block stays in the arena
-   * until finalize (or a release) gives it back. */
-  if (G_UNLIKELY (self->disposed) && ptr != NULL)
-    {
-      self->windows[kind].end = self->windows[kind].cur;
-      g_set_error (error, DS_ERROR, DS_ERROR_DISPOSED,
-                   "The scratchpad was disposed by its %s resource while it allocated",
-                   ds_memory_kind_get_nick (kind));
-      return NULL;
-    }
+  if (G_UNLIKELY (self->disposed))
+    return block_refused (self, kind, ptr, error);
   return ptr;
 }
 
@@ -493,18 +520,72 @@ take_block_in_resource (DsScratchpad  *self,
   return ptr;
 }
 
-/* ds_scratchpad_alloc () for a request that did not fit the current
- * block of its kind: the checks, the kind's set-up, a new block. */
+/* A failed request's error, in the caller's terms (a cold path). */
+static G_GNUC_NO_INLINE void
+alloc_failed (GError       **error,
+              GError        *local_error,
+              DsMemoryKind   kind,
+              gsize          size,
+              gsize          alignment)
+{
+  char text[64];
+
+  g_propagate_prefixed_error (error, local_error,
+                              "Cannot allocate %" G_GSIZE_FORMAT " bytes of %s memory with %s: ",
+                              size, ds_memory_kind_get_nick (kind),
+                              ds_memory_alignment_text (text, alignment, DS_ARENA_MIN_ALIGNMENT));
+}
+
+/* A new block for a checked request, with the error in the caller's
+ * terms. From here on the settings wait for the next release. */
 static G_GNUC_NO_INLINE gpointer
-scratchpad_alloc_slow (DsScratchpad  *self,
-                       DsMemoryKind   kind,
-                       gsize          size,
-                       gsize          alignment,
-                       GError       **error)
+new_block (DsScratchpad  *self,
+           DsMemoryKind   kind,
+           gsize          size,
+           gsize          alignment,
+           GError       **error)
 {
   GError *local_error = NULL;
-  gsize a = alignment;
   gpointer ptr;
+
+  self->in_use = TRUE;
+  ptr = take_block (self, kind, size, alignment, &local_error);
+  if (G_UNLIKELY (ptr == NULL))
+    alloc_failed (error, local_error, kind, size, alignment);
+
+  return ptr;
+}
+
+/* The end of a block taken without take_block (): @ptr, or NULL with
+ * *@local_error set (or a block of a scratchpad its resource disposed
+ * meanwhile, which stays until finalize): then NULL, with the error in
+ * the caller's terms. */
+static G_GNUC_NO_INLINE gpointer
+block_failed (DsScratchpad  *self,
+              DsMemoryKind   kind,
+              gsize          size,
+              gsize          alignment,
+              gpointer       ptr,
+              GError        *local_error,
+              GError       **error)
+{
+  ptr = block_refused (self, kind, ptr, &local_error);
+  if (ptr == NULL)
+    alloc_failed (error, local_error, kind, size, alignment);
+
+  return ptr;
+}
+
+/* ds_scratchpad_alloc () for a request that did not fit, checked in
+ * full: the kind's set-up, its scope, every error. */
+static G_GNUC_NO_INLINE gpointer
+scratchpad_alloc_checked (DsScratchpad  *self,
+                          DsMemoryKind   kind,
+                          gsize          size,
+                          gsize          alignment,
+                          GError       **error)
+{
+  gsize a = alignment;
   char text[64];
 
   RETURN_VAL_IF_NOT_SCRATCHPAD (self, NULL);
@@ -532,16 +613,68 @@ scratchpad_alloc_slow (DsScratchpad  *self,
       set_busy_error (self, error);
       return NULL;
     }
-  /* From here on the settings wait for the next release. */
-  self->in_use = TRUE;
-  ptr = take_block (self, kind, size, a, &local_error);
-  if (G_UNLIKELY (ptr == NULL))
-    g_propagate_prefixed_error (error, local_error,
-                                "Cannot allocate %" G_GSIZE_FORMAT " bytes of %s memory with %s: ",
-                                size, ds_memory_kind_get_nick (kind),
-                                ds_memory_alignment_text (text, alignment, DS_ARENA_MIN_ALIGNMENT));
+  return new_block (self, kind, size, alignment, error);
+}
 
-  return ptr;
+/* ds_scratchpad_alloc () for a request that did not fit the current
+ * block of its kind, or any request of ds_scratchpad_alloc_array (). The
+ * common case is answered here, as scratchpad_alloc_checked () would
+ * answer it: a valid request (an alignment of at most a block's, a size
+ * that cannot overflow once padded, no error set) is bumped if it fits,
+ * else given a new block unless the scratchpad was disposed or a
+ * resource's code runs for it. Everything else is checked in full. */
+static G_GNUC_NO_INLINE gpointer
+scratchpad_alloc_slow (DsScratchpad  *self,
+                       DsMemoryKind   kind,
+                       gsize          size,
+                       gsize          alignment,
+                       GError       **error)
+{
+  if (G_LIKELY (OF_SCRATCHPAD_CLASS (self) && DS_MEMORY_KIND_IS_VALID (kind) &&
+                (alignment & (alignment - 1)) == 0 && alignment <= DS_ARENA_BLOCK_ALIGNMENT &&
+                size - 1 < G_MAXSIZE - DS_ARENA_BLOCK_ALIGNMENT &&
+                (error == NULL || *error == NULL)))
+    {
+      gpointer ptr = _ds_bump (&self->windows[kind], size, alignment);
+
+      if (ptr != NULL)
+        return ptr;
+
+      if (G_LIKELY (!self->disposed && resource_caller (self) == NULL))
+        {
+          DsArena *arena = &self->arenas[kind];
+          GError *local_error = NULL;
+
+          /* Unobserved, a kind whose upstream needs no scope (set up
+           * first if need be: a new scratchpad's first block): what
+           * take_block () does then, without its frame. */
+          if (!DS_OBSERVING () &&
+              G_LIKELY (ds_arena_is_bound (arena) || set_up_kind (self, kind, &local_error)) &&
+              ((self->self_scoped | 1u << DS_MEMORY_KIND_HOST) & (1u << kind)) != 0)
+            {
+              const DsAccessOrder *order =
+                kind == DS_MEMORY_KIND_DEVICE && self->device_order.type == DS_ACCESS_ORDER_TYPE_DEVICE ?
+                &self->device_order : NULL;
+
+              self->in_use = TRUE;
+              set_resource_caller (self, THREAD_TOKEN ());
+              ptr = ds_arena_grow (arena, size, alignment, order, &local_error);
+              set_resource_caller (self, NULL);
+              if (G_LIKELY (ptr != NULL && !self->disposed))
+                return ptr;
+              return block_failed (self, kind, size, alignment, ptr, local_error, error);
+            }
+          if (G_UNLIKELY (local_error != NULL))
+            {
+              /* The set-up failed (no device, a resource of another kind). */
+              self->in_use = TRUE;
+              return block_failed (self, kind, size, alignment, NULL, local_error, error);
+            }
+          return new_block (self, kind, size, alignment, error);
+        }
+    }
+
+  return scratchpad_alloc_checked (self, kind, size, alignment, error);
 }
 
 /* The bump in @kind's arena, or everything else. */
@@ -607,6 +740,22 @@ ds_scratchpad_alloc (DsScratchpad  *self,
   return scratchpad_alloc (self, kind, size, alignment, error);
 }
 
+/* ds_scratchpad_alloc_array () of more bytes than there are (cold: out
+ * of the way of the call that the inline bump falls back on). */
+static G_GNUC_NO_INLINE gpointer
+alloc_overflows (DsScratchpad  *self,
+                 gsize          element_size,
+                 gsize          n_elements,
+                 GError       **error)
+{
+  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
+               "%" G_GSIZE_FORMAT " elements of %" G_GSIZE_FORMAT " bytes overflow",
+               n_elements, element_size);
+  return NULL;
+}
+
 /**
  * ds_scratchpad_alloc_array: (skip)
  * @self: a #DsScratchpad
@@ -633,15 +782,12 @@ ds_scratchpad_alloc_array (DsScratchpad  *self,
 {
   gsize size;
 
-  if (G_LIKELY (g_size_checked_mul (&size, element_size, n_elements)))
-    return scratchpad_alloc (self, kind, size, alignment, error);
+  if (G_UNLIKELY (!g_size_checked_mul (&size, element_size, n_elements)))
+    return alloc_overflows (self, element_size, n_elements, error);
 
-  g_return_val_if_fail (DS_IS_SCRATCHPAD (self), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  g_set_error (error, DS_ERROR, DS_ERROR_INVALID_ARGUMENT,
-               "%" G_GSIZE_FORMAT " elements of %" G_GSIZE_FORMAT " bytes overflow",
-               n_elements, element_size);
-  return NULL;
+  /* The inline ds_scratchpad_alloc () comes here when its bump failed:
+   * straight to the slow path, which bumps first. */
+  return scratchpad_alloc_slow (self, kind, size, alignment, error);
 }
 
 /**
@@ -789,6 +935,20 @@ give_back (DsScratchpad *self,
     g_error_free (scope_error);
 }
 
+/* Gives back what the scratchpad holds and opens its next unit of work;
+ * the caller is inside it, or owns it. */
+static void
+release_held (DsScratchpad *self)
+{
+  guint held = ds_scratchpad_held_kinds (self);
+
+  if (held != 0)
+    give_back (self, held, self->keep_blocks && !self->disposed);
+
+  self->in_use = FALSE;
+  self->source.generation++;
+}
+
 /**
  * ds_scratchpad_release:
  * @self: a #DsScratchpad
@@ -821,9 +981,6 @@ give_back (DsScratchpad *self,
 void
 ds_scratchpad_release (DsScratchpad *self)
 {
-  gboolean nested;
-  guint held;
-
   RETURN_IF_NOT_SCRATCHPAD (self);
 
   /* Memory that an export (a NumPy array, a DLPack capsule) may still
@@ -837,21 +994,19 @@ ds_scratchpad_release (DsScratchpad *self)
       return;
     }
 
-  if (G_UNLIKELY (!ds_scratchpad_enter (self, &nested)))
+  /* The caller owns the scratchpad (one thread at a time): the release
+   * does not mark it in use, as the C allocation path does not (see
+   * ds_scratchpad_enter ()); what it can see at the cost of two loads is
+   * refused. Python releases through ds_scratchpad_try_release (). */
+  if (G_UNLIKELY (resource_caller (self) != NULL || inside_elsewhere (self)))
     {
       g_critical ("ds_scratchpad_release: scratchpad %p is in use by another thread "
-                  "(one scratchpad is used by one thread at a time); nothing is given back",
-                  self);
+                  "(one scratchpad is used by one thread at a time) or by its own "
+                  "memory resource; nothing is given back", self);
       return;
     }
 
-  held = ds_scratchpad_held_kinds (self);
-  if (held != 0)
-    give_back (self, held, self->keep_blocks && !self->disposed);
-
-  self->in_use = FALSE;
-  self->source.generation++;
-  ds_scratchpad_leave (self, nested);
+  release_held (self);
 }
 
 /**
@@ -910,13 +1065,8 @@ ds_scratchpad_try_release (DsScratchpad  *self,
                                (scoped & (1u << kind)) ? &self->device_order : NULL,
                                DS_OBSERVING () ? self : NULL);
         }
-      held = ds_scratchpad_held_kinds (self);
     }
-  if (held != 0)
-    give_back (self, held, self->keep_blocks && !self->disposed);
-
-  self->in_use = FALSE;
-  self->source.generation++;
+  release_held (self);
   ds_export_hold_reopen (&self->source);
   ds_scratchpad_leave (self, nested);
 
@@ -1974,8 +2124,23 @@ ds_scratchpad_dispose (GObject *object)
    * from, until they are gone: finalize () gives it back. */
   if (g_atomic_int_get (&self->source.n_exports) == 0)
     {
+      gboolean nested = TRUE;
+
+      /* At the last reference nobody else can be inside (a caller inside
+       * holds one); g_object_run_dispose () holds one more, and takes the
+       * scratchpad as the bindings' entry points do. */
+      if (g_atomic_int_get (&object->ref_count) > 1 && !ds_scratchpad_enter (self, &nested))
+        {
+          g_critical ("Scratchpad %p disposed while another thread is inside it; "
+                      "its memory is given back at finalize", self);
+          for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
+            self->windows[kind].end = self->windows[kind].cur;
+          G_OBJECT_CLASS (ds_scratchpad_parent_class)->dispose (object);
+          return;
+        }
       if (ds_scratchpad_held_kinds (self) != 0)
-        ds_scratchpad_release (self);
+        release_held (self);
+      ds_scratchpad_leave (self, nested);
       /* Now empty (a disposed scratchpad keeps no block). An arena bound
        * to a given resource forgets it, which goes; one bound to a
        * default resource (which stays for the process) stays bound. */
