@@ -3,7 +3,7 @@
  * Copyright 2026 The ds authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The one place where where an allocation goes in a block is written. The
+ * The one place where an allocation goes in a block is written. The
  * library's arenas use it, and so do the inline ds_scratchpad_alloc () and
  * ds_scratchpad_iface_alloc () of C callers, which is why it is installed.
  * DsBumpWindow is API (its layout is ABI); the names that start with an
@@ -54,22 +54,26 @@ typedef struct
 /* What an alignment of 0 means, and the granule of the cursor. */
 #define _DS_BUMP_MIN_ALIGNMENT ((gsize) 16)
 
-/* The rule: where @size bytes aligned to @alignment (a power of two; 0
- * means 16) go in the block whose free part is [@cur, @end): at the
- * cursor, aligned up, taking @size rounded up to 16 (or the rest of the
- * block). TRUE with the place in *@p and the next cursor in *@next; FALSE
- * when the request does not fit, or for a size of 0 or an alignment that
- * is not a power of two (the library then says why). */
+/* The rule's common case: @size bytes aligned to @alignment (a power of
+ * two; 0 means 16) go at the cursor, aligned up, taking @size rounded up
+ * to 16, and that fits in the block whose free part is [@cur, @end). TRUE
+ * with the place in *@p and the next cursor in *@next; FALSE for anything
+ * else (a size of 0, an alignment that is not a power of two, no room for
+ * the rounded size), which _ds_bump_place () decides. The inline
+ * ds_scratchpad_alloc () takes this alone and leaves the rest to the
+ * library, so that its callers' fast path is one comparison that falls
+ * through: with the whole rule inline, GCC laid the fast path out over
+ * two taken branches. */
 static inline gboolean
-_ds_bump_place (guintptr  cur,
-                guintptr  end,
-                gsize     size,
-                gsize     alignment,
-                guintptr *p,
-                guintptr *next)
+_ds_bump_fits (guintptr  cur,
+               guintptr  end,
+               gsize     size,
+               gsize     alignment,
+               guintptr *p,
+               guintptr *next)
 {
   gsize rounded = (size + _DS_BUMP_MIN_ALIGNMENT - 1) & ~(_DS_BUMP_MIN_ALIGNMENT - 1);
-  guintptr start = cur, room;
+  guintptr start = cur;
 
   if (G_UNLIKELY ((alignment & (alignment - 1)) != 0))
     return FALSE;
@@ -80,20 +84,42 @@ _ds_bump_place (guintptr  cur,
       if (start < cur || start > end)
         return FALSE;
     }
-  /* The common case first, with one comparison: the rounded size fits
-   * (a size of 0, or one that wraps when rounded, makes rounded - 1 the
-   * largest value). Else the size alone may fit, taking the rest of a
-   * block whose end is not a multiple of 16; a size of 0 wraps to the
-   * largest value again, and never fits. */
-  room = end - start;
+  /* A size of 0, or one that wraps when rounded, makes rounded - 1 the
+   * largest value, which never fits. */
   *p = start;
-  if (G_LIKELY (rounded - 1 < room))
+  *next = start + rounded;
+  return rounded - 1 < end - start;
+}
+
+/* The rule: the common case above, else the size alone, unrounded, may
+ * still fit, taking the rest of a block whose end is not a multiple of 16
+ * (a size of 0 wraps to the largest value again, and never fits). TRUE
+ * with *@p and *@next; FALSE when the request does not fit, or for a size
+ * of 0 or an alignment that is not a power of two (the library then says
+ * why). */
+static inline gboolean
+_ds_bump_place (guintptr  cur,
+                guintptr  end,
+                gsize     size,
+                gsize     alignment,
+                guintptr *p,
+                guintptr *next)
+{
+  guintptr start = cur;
+
+  if (G_LIKELY (_ds_bump_fits (cur, end, size, alignment, p, next)))
+    return TRUE;
+  if ((alignment & (alignment - 1)) != 0)
+    return FALSE;
+  if (alignment > _DS_BUMP_MIN_ALIGNMENT)
     {
-      *next = start + rounded;
-      return TRUE;
+      start = (cur + alignment - 1) & ~(guintptr) (alignment - 1);
+      if (start < cur || start > end)
+        return FALSE;
     }
+  *p = start;
   *next = end;
-  return size - 1 < room;
+  return size - 1 < end - start;
 }
 
 /* The rule applied to the window @w: the place, with the cursor moved

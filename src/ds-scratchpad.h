@@ -117,9 +117,11 @@ gpointer             ds_scratchpad_alloc             (DsScratchpad         *self
 #else
 /* C callers get ds_scratchpad_alloc () and ds_scratchpad_iface_alloc ()
  * inline, as GStreamer's headers give gst_buffer_ref (): static inline
- * functions of the same names, which bump by the rule of ds-bump.h in the
- * scratchpad's window of the kind and call public API for the rest
- * (ds_scratchpad_alloc_array () of one element, the interface's vfunc).
+ * functions of the same names, which bump in the scratchpad's window of
+ * the kind when the request is the common case of ds-bump.h's rule
+ * (_ds_bump_fits ()), and call public API for the rest, the rest of the
+ * rule included (ds_scratchpad_alloc_array () of one element, the
+ * interface's vfunc).
  * The library exports both names as functions too, for bindings and for
  * programs built with DS_DISABLE_INLINE_ALLOC. Names with an underscore
  * are not API and may change with the soversion. */
@@ -141,7 +143,7 @@ ds_scratchpad_alloc (DsScratchpad  *self,
   guintptr next = w->cur, p;
 
   if (G_UNLIKELY (!((guint) kind < DS_N_MEMORY_KINDS && (error == NULL || *error == NULL) &&
-                    _ds_bump_place (next, w->end, size, alignment, &p, &next))))
+                    _ds_bump_fits (next, w->end, size, alignment, &p, &next))))
     {
       p = (guintptr) ds_scratchpad_alloc_array (self, kind, size, 1, alignment, error);
       next = w->cur;
