@@ -2174,14 +2174,21 @@ ds_scratchpad_finalize (GObject *object)
   if (G_UNLIKELY (ds_scratchpad_held_kinds (self) != 0))
     ds_scratchpad_release (self);
 
-  ds_export_hold_clear (&self->source);
+  /* A new scratchpad per unit of work ends here: the calls that most
+   * scratchpads have nothing for (no export ever made, no dealloc order of
+   * their own) are skipped. */
+  if (G_UNLIKELY (g_atomic_pointer_get (&self->source.hold) != NULL))
+    ds_export_hold_clear (&self->source);
   for (guint kind = 0; kind < DS_N_MEMORY_KINDS; kind++)
     {
       g_clear_object (&self->resources[kind]);
       ds_arena_clear (&self->arenas[kind]);
     }
-  g_free (self->pinned_dealloc_order);
-  g_free (self->managed_dealloc_order);
+  if (G_UNLIKELY (self->pinned_dealloc_order != NULL || self->managed_dealloc_order != NULL))
+    {
+      g_free (self->pinned_dealloc_order);
+      g_free (self->managed_dealloc_order);
+    }
 
   G_OBJECT_CLASS (ds_scratchpad_parent_class)->finalize (object);
 }
